@@ -1,0 +1,2 @@
+/** Allot's scheduling policy: a plain Java library driven by the scheduler-service and the simulator. */
+package dev.allot.core;

@@ -1,0 +1,2 @@
+/** Replays traces through scheduler-core on a virtual clock. */
+package dev.allot.simulator;
