@@ -1,0 +1,64 @@
+package dev.allot.core;
+
+/**
+ * Tunables of the core. Use {@link #defaults()} and the {@code with*} methods.
+ *
+ * @param windowMillis lookback window of the fair-share ratio (7 days by default)
+ * @param bucketMillis granularity of the usage ledger's ring of buckets (1 hour by default);
+ *     the window slides by whole buckets
+ * @param maxMinRuntimeMillis the largest minimum runtime a job may declare (8 h by default)
+ * @param preemptionMargin how much higher (absolute ratio difference) the victim's ratio must be
+ *     than the preemptor's, at the level of the tree where their accounts diverge, so two accounts
+ *     cannot displace each other back and forth (0.1 by default)
+ * @param usageFeed who feeds the usage ledger
+ * @param maxReservationsPerCluster how many blocked top-ranked jobs per cluster get nodes reserved
+ *     (1 by default)
+ */
+public record SchedulerConfig(
+        long windowMillis,
+        long bucketMillis,
+        long maxMinRuntimeMillis,
+        double preemptionMargin,
+        UsageFeed usageFeed,
+        int maxReservationsPerCluster) {
+
+    public static final long HOUR = 3_600_000L;
+    public static final long DAY = 24 * HOUR;
+
+    public SchedulerConfig {
+        if (windowMillis <= 0 || bucketMillis <= 0 || windowMillis < bucketMillis) {
+            throw new IllegalArgumentException("window and bucket must be positive, window >= bucket");
+        }
+        if (maxMinRuntimeMillis < 0 || preemptionMargin < 0 || maxReservationsPerCluster < 0) {
+            throw new IllegalArgumentException("negative tunable");
+        }
+    }
+
+    public static SchedulerConfig defaults() {
+        return new SchedulerConfig(7 * DAY, HOUR, 8 * HOUR, 0.1, UsageFeed.RUNNING_JOBS, 1);
+    }
+
+    public SchedulerConfig withWindow(long millis, long bucket) {
+        return new SchedulerConfig(millis, bucket, maxMinRuntimeMillis, preemptionMargin, usageFeed,
+                maxReservationsPerCluster);
+    }
+
+    public SchedulerConfig withMaxMinRuntime(long millis) {
+        return new SchedulerConfig(windowMillis, bucketMillis, millis, preemptionMargin, usageFeed,
+                maxReservationsPerCluster);
+    }
+
+    public SchedulerConfig withPreemptionMargin(double margin) {
+        return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, margin, usageFeed,
+                maxReservationsPerCluster);
+    }
+
+    public SchedulerConfig withUsageFeed(UsageFeed feed) {
+        return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, feed,
+                maxReservationsPerCluster);
+    }
+
+    public SchedulerConfig withMaxReservationsPerCluster(int n) {
+        return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed, n);
+    }
+}

@@ -1,0 +1,74 @@
+package dev.allot.core.policy;
+
+import dev.allot.core.JobView;
+import dev.allot.core.explain.Fmt;
+import dev.allot.core.ordering.FairTree;
+import java.util.List;
+
+/**
+ * Allot's policy: hierarchical fair share over GPU-time budgets (Fair Tree ranking by
+ * charged/entitled ratio), contracts protect, allocated jobs preempt unallocated jobs at any
+ * time and allocated jobs past their protected window whose accounts rank below by at least
+ * {@code margin}, blocked top jobs get reservations.
+ */
+public final class BudgetPolicy implements SchedulingPolicy {
+
+    private final double margin;
+
+    public BudgetPolicy(double margin) {
+        this.margin = margin;
+    }
+
+    public BudgetPolicy() {
+        this(0.1);
+    }
+
+    public double margin() {
+        return margin;
+    }
+
+    @Override
+    public String name() {
+        return "budget";
+    }
+
+    @Override
+    public AccountRanking rankAccounts(PolicyContext ctx) {
+        return FairTree.rank(ctx.budgets(), account -> ctx.usage(account));
+    }
+
+    /**
+     * Preemption rule (b): the two accounts' paths diverge at some level; the victim's side must
+     * have a ratio at least {@code margin} above the preemptor's side there. Same account, or one
+     * account above the other in the tree, counts as equal rank: never.
+     */
+    @Override
+    public PreemptionVerdict mayDisplace(JobView preemptor, JobView victim, PolicyContext ctx) {
+        BudgetView tree = ctx.budgets();
+        if (!tree.exists(preemptor.account())) {
+            return PreemptionVerdict.no("preemptor's account " + preemptor.account() + " is not in the budget tree");
+        }
+        if (!tree.exists(victim.account())) {
+            return new PreemptionVerdict(true, Double.POSITIVE_INFINITY, ctx.usage(preemptor.account()).ratio(),
+                    "victim's account " + victim.account() + " has no budget any more");
+        }
+        List<String> p = tree.path(preemptor.account());
+        List<String> v = tree.path(victim.account());
+        int i = 0;
+        while (i < p.size() && i < v.size() && p.get(i).equals(v.get(i))) {
+            i++;
+        }
+        if (i == p.size() || i == v.size()) {
+            return PreemptionVerdict.no("accounts " + preemptor.account() + " and " + victim.account()
+                    + " share a path in the tree (equal rank)");
+        }
+        String ps = p.get(i);
+        String vs = v.get(i);
+        double pr = ctx.usage(ps).ratio();
+        double vr = ctx.usage(vs).ratio();
+        boolean allowed = vr >= pr + margin && !(Double.isInfinite(pr));
+        String why = (allowed ? "" : "not ") + "allowed: " + vs + " (ratio " + Fmt.ratio(vr) + ") vs " + ps
+                + " (ratio " + Fmt.ratio(pr) + "), margin " + Fmt.ratio(margin);
+        return new PreemptionVerdict(allowed, vr, pr, why);
+    }
+}

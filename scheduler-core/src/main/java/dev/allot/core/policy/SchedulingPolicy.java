@@ -1,0 +1,68 @@
+package dev.allot.core.policy;
+
+import dev.allot.core.ChargeMode;
+import dev.allot.core.JobView;
+import java.util.Comparator;
+
+/**
+ * The pluggable part of scheduling. The core owns state, placement (gangs, best fit), the
+ * mechanics of preemption, reservations, drain and explanations; a policy decides:
+ * <ol>
+ *   <li>how accounts rank ({@link #rankAccounts}) and how jobs of one rank are ordered ({@link #withinAccount});</li>
+ *   <li>whether a job may start now at all (admission limits, {@link #admits});</li>
+ *   <li>whether contracts protect allocated jobs during their minimum runtime ({@link #contractsProtect});</li>
+ *   <li>whether a job may preempt ({@link #mayPreempt}) and whom ({@link #mayDisplace});</li>
+ *   <li>whether blocked top-ranked jobs get nodes reserved ({@link #reservesForBlockedJobs}).</li>
+ * </ol>
+ * The default is {@link BudgetPolicy} (Allot). Implementations must be deterministic: the same
+ * context gives the same answers. They are called on the scheduling thread only.
+ */
+public interface SchedulingPolicy {
+
+    /** Within one account rank: the job's own priority (higher first), then submit time, then job id. */
+    Comparator<JobView> PRIORITY_THEN_SUBMIT = Comparator.<JobView>comparingInt(j -> -j.request().priority())
+            .thenComparingLong(JobView::queuedSinceMillis)
+            .thenComparing(JobView::jobId);
+
+    /** Submit time, then job id (FIFO; ignores job priority). */
+    Comparator<JobView> FIFO = Comparator.comparingLong(JobView::queuedSinceMillis).thenComparing(JobView::jobId);
+
+    /** Short name, e.g. "budget", "priority", "quota", "fairshare-decay". */
+    String name();
+
+    /** Ranks the accounts of {@code ctx.cluster()} for this pass. Called once per cluster per pass. */
+    AccountRanking rankAccounts(PolicyContext ctx);
+
+    /** Order of jobs whose accounts share a rank. Must be a total order (end with the job id). */
+    default Comparator<JobView> withinAccount() {
+        return PRIORITY_THEN_SUBMIT;
+    }
+
+    /** Admission: may this waiting job start now (e.g. per-team GPU limits)? Checked before placement. */
+    default boolean admits(JobView job, PolicyContext ctx) {
+        return true;
+    }
+
+    /** Whether allocated jobs are protected from preemption until placement + minimum runtime. */
+    default boolean contractsProtect() {
+        return true;
+    }
+
+    /** Whether the top blocked job(s) of a cluster get nodes reserved. */
+    default boolean reservesForBlockedJobs() {
+        return true;
+    }
+
+    /** Whether this waiting job may preempt anything. Default: allocated jobs may. */
+    default boolean mayPreempt(JobView preemptor, PolicyContext ctx) {
+        return preemptor.chargeMode() == ChargeMode.ALLOCATED;
+    }
+
+    /**
+     * Whether {@code preemptor} may displace the running allocated job {@code victim}, which is
+     * past its protected window (or unprotected because contracts do not protect). Unallocated
+     * victims are displaced by the core for any preemptor allowed by {@link #mayPreempt}, without
+     * asking. The core never calls this for a victim of the preemptor's own account.
+     */
+    PreemptionVerdict mayDisplace(JobView preemptor, JobView victim, PolicyContext ctx);
+}

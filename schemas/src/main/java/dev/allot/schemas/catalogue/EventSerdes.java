@@ -1,0 +1,63 @@
+package dev.allot.schemas.catalogue;
+
+import io.apicurio.registry.serde.avro.AvroKafkaDeserializer;
+import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
+import io.apicurio.registry.serde.avro.AvroSerdeConfig;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * Avro serdes for catalogue topics, through the schema registry, in the Confluent wire format:
+ * magic byte 0, a 4-byte big-endian schema id (the registry's content id, which is the id its
+ * Confluent-compatible API serves under {@code /apis/ccompat/v7/schemas/ids/{id}}), then Avro binary.
+ * No schema id travels in headers.
+ */
+public final class EventSerdes {
+
+    private EventSerdes() {
+    }
+
+    /** Client properties for the Apicurio serdes; also usable as Kafka producer/consumer properties. */
+    public static Map<String, Object> registryConfig(String registryUrl) {
+        Map<String, Object> config = new HashMap<>();
+        config.put("apicurio.registry.url", registryApiUrl(registryUrl));
+        config.put("apicurio.registry.auto-register", true);
+        config.put("apicurio.registry.find-latest", false);
+        config.put("apicurio.registry.headers.enabled", false);
+        config.put("apicurio.registry.use-id", "contentId");
+        config.put("apicurio.registry.id-handler", "io.apicurio.registry.serde.Default4ByteIdHandler");
+        config.put(AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, true);
+        return config;
+    }
+
+    /** Accepts the registry's base URL ({@code http://host:port}) or its v3 API URL. */
+    static String registryApiUrl(String registryUrl) {
+        String base = registryUrl.endsWith("/") ? registryUrl.substring(0, registryUrl.length() - 1) : registryUrl;
+        return base.contains("/apis/") ? base : base + "/apis/registry/v3";
+    }
+
+    public static <V extends SpecificRecord> Serializer<V> valueSerializer(String registryUrl) {
+        AvroKafkaSerializer<V> serializer = new AvroKafkaSerializer<>();
+        serializer.configure(registryConfig(registryUrl), false);
+        return serializer;
+    }
+
+    public static <V extends SpecificRecord> Deserializer<V> valueDeserializer(String registryUrl) {
+        AvroKafkaDeserializer<V> deserializer = new AvroKafkaDeserializer<>();
+        deserializer.configure(registryConfig(registryUrl), false);
+        return deserializer;
+    }
+
+    public static <V extends SpecificRecord> Serde<V> valueSerde(Topic<String, V> topic, String registryUrl) {
+        return Serdes.serdeFrom(valueSerializer(registryUrl), valueDeserializer(registryUrl));
+    }
+
+    public static Serde<String> keySerde() {
+        return Serdes.String();
+    }
+}

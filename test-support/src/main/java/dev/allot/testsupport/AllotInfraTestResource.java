@@ -1,0 +1,29 @@
+package dev.allot.testsupport;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.util.Map;
+
+/**
+ * Quarkus test resource: points a service under test at the shared broker and registry. Use with
+ * {@code @QuarkusTestResource(AllotInfraTestResource.class)} (or {@code @WithTestResource}).
+ */
+public final class AllotInfraTestResource implements QuarkusTestResourceLifecycleManager {
+
+    @Override
+    public Map<String, String> start() {
+        AllotInfrastructure infra = AllotInfrastructure.shared();
+        String registryApi = infra.registryUrl() + "/apis/registry/v3";
+        return Map.of(
+                "kafka.bootstrap.servers", infra.bootstrapServers(),
+                "quarkus.kafka-streams.bootstrap-servers", infra.bootstrapServers(),
+                "mp.messaging.connector.smallrye-kafka.apicurio.registry.url", registryApi,
+                "allot.registry.url", infra.registryUrl(),
+                "quarkus.kafka.devservices.enabled", "false",
+                "quarkus.apicurio-registry.devservices.enabled", "false");
+    }
+
+    @Override
+    public void stop() {
+        // Shared by every test class in the JVM; stopped by the JVM shutdown hook.
+    }
+}

@@ -1,0 +1,242 @@
+package dev.allot.testsupport;
+
+import dev.allot.schemas.catalogue.EventSerdes;
+import dev.allot.schemas.catalogue.Topic;
+import dev.allot.schemas.catalogue.Topics;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.test.KafkaClusterTestKit;
+import org.apache.kafka.common.test.TestKitNodes;
+
+/**
+ * A real Kafka 4.1 KRaft broker (in this JVM, through {@link KafkaClusterTestKit}) and a real schema
+ * registry (a child process), both on loopback, started once per JVM and shared by every test in it.
+ * Every catalogue topic exists before the first test runs. Stopped by a shutdown hook.
+ */
+public final class AllotInfrastructure {
+
+    private static volatile AllotInfrastructure shared;
+
+    private final KafkaClusterTestKit kafka;
+    private final SchemaRegistryProcess registry;
+    private final Duration startup;
+
+    private AllotInfrastructure(KafkaClusterTestKit kafka, SchemaRegistryProcess registry, Duration startup) {
+        this.kafka = kafka;
+        this.registry = registry;
+        this.startup = startup;
+    }
+
+    /** The JVM-wide instance, started on first use (broker and registry start in parallel). */
+    public static AllotInfrastructure shared() {
+        AllotInfrastructure current = shared;
+        if (current == null) {
+            synchronized (AllotInfrastructure.class) {
+                current = shared;
+                if (current == null) {
+                    current = start();
+                    shared = current;
+                    AllotInfrastructure stopping = current;
+                    Runtime.getRuntime().addShutdownHook(new Thread(stopping::stop, "allot-infra-stop"));
+                }
+            }
+        }
+        return current;
+    }
+
+    private static AllotInfrastructure start() {
+        long began = System.nanoTime();
+        Path workDir = workDir();
+        CompletableFuture<SchemaRegistryProcess> registry =
+                CompletableFuture.supplyAsync(() -> SchemaRegistryProcess.start(workDir));
+        KafkaClusterTestKit kafka = startKafka(workDir);
+        try {
+            AllotInfrastructure infra = new AllotInfrastructure(kafka, registry.join(), Duration.ofNanos(System.nanoTime() - began));
+            infra.createTopics(Topics.ALL);
+            return infra;
+        } catch (RuntimeException e) {
+            closeQuietly(kafka);
+            registry.thenAccept(SchemaRegistryProcess::close);
+            throw e;
+        }
+    }
+
+    private static KafkaClusterTestKit startKafka(Path workDir) {
+        try {
+            Path base = Files.createTempDirectory(workDir, "kafka-");
+            KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
+                    .setCombined(true)
+                    .setNumBrokerNodes(1)
+                    .setNumControllerNodes(1)
+                    .setBaseDirectory(base)
+                    .build())
+                    .setConfigProp("offsets.topic.replication.factor", "1")
+                    .setConfigProp("offsets.topic.num.partitions", "3")
+                    .setConfigProp("transaction.state.log.replication.factor", "1")
+                    .setConfigProp("transaction.state.log.min.isr", "1")
+                    .setConfigProp("transaction.state.log.num.partitions", "3")
+                    .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                    .setConfigProp("share.coordinator.state.topic.replication.factor", "1")
+                    .setConfigProp("auto.create.topics.enable", "false")
+                    .setConfigProp("num.partitions", "1")
+                    .setDeleteOnClose(true)
+                    .build();
+            cluster.format();
+            cluster.startup();
+            cluster.waitForReadyBrokers();
+            return cluster;
+        } catch (Exception e) {
+            throw new IllegalStateException("could not start the in-JVM Kafka broker", e);
+        }
+    }
+
+    private static Path workDir() {
+        try {
+            Path dir = Path.of(System.getProperty("allot.test.workdir",
+                    System.getProperty("java.io.tmpdir") + "/allot-test-infra"));
+            Files.createDirectories(dir);
+            return dir;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public String bootstrapServers() {
+        return kafka.bootstrapServers();
+    }
+
+    /** Base URL of the registry, e.g. {@code http://127.0.0.1:41234}. */
+    public String registryUrl() {
+        return registry.url();
+    }
+
+    /** The Confluent-compatible API root of the registry. */
+    public String confluentCompatibleUrl() {
+        return registry.url() + "/apis/ccompat/v7";
+    }
+
+    /** How long the first start took (broker and registry, in parallel, plus topics). */
+    public Duration startupTime() {
+        return startup;
+    }
+
+    /** Creates topics (idempotent); partitions and cleanup policy come from the catalogue. */
+    public void createTopics(List<? extends Topic<?, ?>> topics) {
+        try (Admin admin = admin()) {
+            List<NewTopic> newTopics = new ArrayList<>();
+            for (Topic<?, ?> topic : topics) {
+                newTopics.add(new NewTopic(topic.name(), topic.partitions(), (short) 1).configs(topic.configs()));
+            }
+            admin.createTopics(newTopics).values().forEach((name, future) -> {
+                try {
+                    future.get();
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw new IllegalStateException("could not create topic " + name, e.getCause());
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(e);
+                }
+            });
+        }
+    }
+
+    /** A copy of a catalogue topic under a fresh unique name, for a test that needs an empty log. */
+    public <K, V> Topic<K, V> freshTopic(Topic<K, V> template) {
+        Topic<K, V> fresh = new Topic<>(template.name() + "-" + UUID.randomUUID().toString().substring(0, 8),
+                template.keyType(), template.valueType(), template.partitions(), template.cleanupPolicy(),
+                template.keyMeaning());
+        createTopics(List.of(fresh));
+        return fresh;
+    }
+
+    public Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+    }
+
+    public Properties clientProperties() {
+        Properties properties = new Properties();
+        properties.put("bootstrap.servers", bootstrapServers());
+        properties.putAll(EventSerdes.registryConfig(registryUrl()));
+        return properties;
+    }
+
+    /** A producer of Avro values through the registry, in the Confluent wire format. */
+    public <V extends SpecificRecord> KafkaProducer<String, V> producer() {
+        Map<String, Object> config = new HashMap<>(EventSerdes.registryConfig(registryUrl()));
+        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        config.put(ProducerConfig.ACKS_CONFIG, "all");
+        config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        return new KafkaProducer<>(config, new StringSerializer(), EventSerdes.<V>valueSerializer(registryUrl()));
+    }
+
+    /** A consumer of Avro values from the beginning of the log, in a group of its own. */
+    public <V extends SpecificRecord> KafkaConsumer<String, V> consumer() {
+        return new KafkaConsumer<>(consumerConfig(), new StringDeserializer(),
+                EventSerdes.<V>valueDeserializer(registryUrl()));
+    }
+
+    /** A consumer of raw bytes, to look at the wire format. */
+    public KafkaConsumer<byte[], byte[]> rawConsumer() {
+        return new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private Map<String, Object> consumerConfig() {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        config.put(ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID());
+        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        return config;
+    }
+
+    /** Polls until {@code count} records arrived or the timeout passed; returns what arrived. */
+    public static <K, V> List<ConsumerRecord<K, V>> pollUntil(KafkaConsumer<K, V> consumer, String topic, int count,
+                                                               Duration timeout) {
+        consumer.subscribe(Set.of(topic));
+        List<ConsumerRecord<K, V>> received = new ArrayList<>();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (received.size() < count && System.nanoTime() < deadline) {
+            consumer.poll(Duration.ofMillis(100)).forEach(received::add);
+        }
+        return received;
+    }
+
+    private void stop() {
+        registry.close();
+        closeQuietly(kafka);
+    }
+
+    private static void closeQuietly(KafkaClusterTestKit kafka) {
+        try {
+            kafka.close();
+        } catch (Exception ignored) {
+            // the JVM is going away
+        }
+    }
+}

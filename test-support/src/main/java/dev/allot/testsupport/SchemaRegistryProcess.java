@@ -1,0 +1,133 @@
+package dev.allot.testsupport;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Apicurio Registry 3.3.3 (in-memory storage) as a child process on a loopback port.
+ *
+ * <p>The process is wrapped in a small shell watchdog that kills the registry when the parent JVM
+ * disappears, so a test JVM that dies hard leaves nothing behind.
+ */
+public final class SchemaRegistryProcess implements AutoCloseable {
+
+    private final Process process;
+    private final int port;
+    private final Path log;
+
+    private SchemaRegistryProcess(Process process, int port, Path log) {
+        this.process = process;
+        this.port = port;
+        this.log = log;
+    }
+
+    /** Starts the registry on a free port and waits until its API answers. */
+    public static SchemaRegistryProcess start(Path workDir) {
+        return start(RegistryDistribution.locate(), freePort(), workDir);
+    }
+
+    public static SchemaRegistryProcess start(Path registryHome, int port, Path workDir) {
+        try {
+            Files.createDirectories(workDir);
+            Path log = workDir.resolve("schema-registry-" + port + ".log");
+            String java = ProcessHandle.current().info().command().orElse("java");
+            List<String> registry = new ArrayList<>(List.of(java,
+                    "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
+                    "-Dquarkus.http.host=127.0.0.1",
+                    "-Dquarkus.http.port=" + port,
+                    "-Dquarkus.management.enabled=false",
+                    "-Dquarkus.log.level=WARN",
+                    "-Dquarkus.log.category.\"io.apicurio\".level=WARN",
+                    "-Dapicurio.logconfigjob.enabled=false",
+                    "-jar", registryHome.resolve("quarkus-run.jar").toString()));
+            long parent = ProcessHandle.current().pid();
+            String script = "\"$@\" & child=$!; "
+                    + "trap 'kill $child 2>/dev/null' TERM INT EXIT; "
+                    + "while kill -0 " + parent + " 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1; done; "
+                    + "kill $child 2>/dev/null; wait $child";
+            List<String> command = new ArrayList<>(List.of("bash", "-c", script, "registry-watchdog"));
+            command.addAll(registry);
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
+            SchemaRegistryProcess started = new SchemaRegistryProcess(process, port, log);
+            started.awaitReady(Duration.ofSeconds(90));
+            return started;
+        } catch (IOException e) {
+            throw new IllegalStateException("could not start the schema registry from " + registryHome, e);
+        }
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    private void awaitReady(Duration timeout) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpRequest probe = HttpRequest.newBuilder(URI.create(url() + "/apis/registry/v3/system/info"))
+                .timeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("schema registry exited with " + process.exitValue()
+                        + "; see " + log);
+            }
+            try {
+                if (http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException ignored) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            try {
+                process.waitFor(100, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        close();
+        throw new IllegalStateException("schema registry not ready after " + timeout + "; see " + log);
+    }
+
+    @Override
+    public void close() {
+        process.descendants().forEach(ProcessHandle::destroy);
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
