@@ -14,17 +14,14 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -146,22 +143,7 @@ public final class AllotInfrastructure {
     /** Creates topics (idempotent); partitions and cleanup policy come from the catalogue. */
     public void createTopics(List<? extends Topic<?, ?>> topics) {
         try (Admin admin = admin()) {
-            List<NewTopic> newTopics = new ArrayList<>();
-            for (Topic<?, ?> topic : topics) {
-                newTopics.add(new NewTopic(topic.name(), topic.partitions(), (short) 1).configs(topic.configs()));
-            }
-            admin.createTopics(newTopics).values().forEach((name, future) -> {
-                try {
-                    future.get();
-                } catch (ExecutionException e) {
-                    if (!(e.getCause() instanceof TopicExistsException)) {
-                        throw new IllegalStateException("could not create topic " + name, e.getCause());
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IllegalStateException(e);
-                }
-            });
+            TopicCreator.createTopics(admin, topics, (short) 1);
         }
     }
 

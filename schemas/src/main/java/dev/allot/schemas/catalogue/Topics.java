@@ -8,6 +8,7 @@ import dev.allot.schemas.JobEvent;
 import dev.allot.schemas.JobRequest;
 import dev.allot.schemas.NodeCommand;
 import dev.allot.schemas.NodeStatus;
+import dev.allot.schemas.QueueSnapshot;
 import dev.allot.schemas.UsageReported;
 import dev.allot.schemas.catalogue.Topic.CleanupPolicy;
 import java.util.List;
@@ -62,9 +63,13 @@ public final class Topics {
     public static final Topic<String, DeadLetter> DEAD_LETTERS =
             new Topic<>("dead-letters", String.class, DeadLetter.class, 1, CleanupPolicy.DELETE, "source topic");
 
+    /** Each cluster's queue with positions and reasons, from the scheduler; latest snapshot per cluster. */
+    public static final Topic<String, QueueSnapshot> QUEUE_STATUS =
+            new Topic<>("queue-status", String.class, QueueSnapshot.class, 1, CleanupPolicy.COMPACT, "cluster");
+
     public static final List<Topic<String, ?>> ALL = List.of(
             JOB_REQUESTS, BUDGETS, JOB_EVENTS, NODE_COMMANDS, NODE_STATUS, USAGE, BUDGET_USAGE, ACCOUNT_DEMAND,
-            DEAD_LETTERS);
+            QUEUE_STATUS, DEAD_LETTERS);
 
     /** The record key of per-account topics: {@code cluster/account}. */
     public static String accountKey(String cluster, String account) {

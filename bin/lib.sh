@@ -1,0 +1,72 @@
+# Shared helpers for bin/allot and its subcommands (sourced, not run).
+# shellcheck shell=bash
+
+ALLOT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ALLOT_HOME="${ALLOT_HOME:-$ALLOT_ROOT/.allot}"
+REGISTRY_VERSION=3.3.3
+KAFKA_VERSION=4.1.2
+
+# Fixed loopback ports of the local stack.
+KAFKA_PORT="${ALLOT_KAFKA_PORT:-9092}"
+KAFKA_CONTROLLER_PORT="${ALLOT_KAFKA_CONTROLLER_PORT:-9093}"
+REGISTRY_PORT="${ALLOT_REGISTRY_PORT:-8080}"
+BUDGET_PORT="${ALLOT_BUDGET_PORT:-8081}"
+SCHEDULER_PORT="${ALLOT_SCHEDULER_PORT:-8082}"
+ACCOUNTING_PORT="${ALLOT_ACCOUNTING_PORT:-8083}"
+AGENT_PORT="${ALLOT_AGENT_PORT:-8084}"
+
+die() { echo "allot: $*" >&2; exit 1; }
+info() { echo "allot: $*" >&2; }
+
+# A JDK 21 or newer: JAVA_HOME first, then /usr/lib/jvm/*, newest first.
+java_major() {
+  "$1/bin/java" -version 2>&1 | awk -F'"' '/version/ { split($2, v, "."); print (v[1] == "1" ? v[2] : v[1]); exit }'
+}
+find_jdk() {
+  local candidate major
+  if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
+    major=$(java_major "$JAVA_HOME")
+    if [ "${major:-0}" -ge 21 ]; then echo "$JAVA_HOME"; return 0; fi
+  fi
+  for candidate in $(ls -d /usr/lib/jvm/*/ 2>/dev/null | sort -rV); do
+    candidate="${candidate%/}"
+    [ -x "$candidate/bin/java" ] && [ -x "$candidate/bin/javac" ] || continue
+    major=$(java_major "$candidate")
+    if [ "${major:-0}" -ge 21 ]; then echo "$candidate"; return 0; fi
+  done
+  return 1
+}
+use_jdk() {
+  local jdk
+  jdk=$(find_jdk) || die "no JDK 21 or newer found (looked at JAVA_HOME and /usr/lib/jvm/*); install one, e.g. apt-get install openjdk-21-jdk-headless, or set JAVA_HOME"
+  export JAVA_HOME="$jdk"
+  export PATH="$JAVA_HOME/bin:$PATH"
+  JAVA="$JAVA_HOME/bin/java"
+}
+
+mvnw() { (cd "$ALLOT_ROOT" && ./mvnw -q -B "$@"); }
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+# wait_for NAME SECONDS COMMAND...: retries COMMAND until it succeeds.
+wait_for() {
+  local name=$1 seconds=$2; shift 2
+  local deadline=$(( $(date +%s) + seconds ))
+  until "$@" >/dev/null 2>&1; do
+    if [ "$(date +%s)" -ge "$deadline" ]; then return 1; fi
+    sleep 0.2
+  done
+}
+
+# stop_pidfile FILE NAME: TERM, then KILL after 15 s; removes the file.
+stop_pidfile() {
+  local file=$1 name=$2 pid i
+  if ! pid_alive "$file"; then rm -f "$file"; return 0; fi
+  pid=$(cat "$file")
+  kill "$pid" 2>/dev/null || true
+  for i in $(seq 1 75); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; info "$name did not stop in 15 s; killed"; fi
+  rm -f "$file"
+}

@@ -1,0 +1,190 @@
+package dev.allot.core.budget;
+
+import dev.allot.core.policy.BudgetView;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The budget tree: accounts of any depth, each with a share that is a weight among its siblings
+ * (as Slurm's shares). fraction(a) = share(a) / sum of shares of a and its siblings, multiplied
+ * down the path from the root. A leaf's entitlement on a cluster is its fraction times the
+ * cluster's capacity; {@link EntitlementHistory} integrates that over time.
+ */
+public final class BudgetTree implements BudgetView {
+
+    private static final class Account {
+        final String name;
+        String parent;
+        double share;
+        final TreeSet<String> children = new TreeSet<>();
+
+        Account(String name, String parent, double share) {
+            this.name = name;
+            this.parent = parent;
+            this.share = share;
+        }
+    }
+
+    private final TreeMap<String, Account> accounts = new TreeMap<>();
+    private final TreeSet<String> roots = new TreeSet<>();
+    private long version;
+    private Map<String, Double> fractions;
+    private final HashMap<String, List<String>> paths = new HashMap<>();
+
+    /** Defines or changes an account. An unknown parent is created as a root with share 1. */
+    public void define(String account, String parent, double share) {
+        if (!(share >= 0) || Double.isInfinite(share)) {
+            throw new IllegalArgumentException("share must be a finite number >= 0: " + share);
+        }
+        if (account.equals(parent)) {
+            throw new IllegalArgumentException("an account cannot be its own parent: " + account);
+        }
+        if (parent != null && !accounts.containsKey(parent)) {
+            define(parent, null, 1);
+        }
+        if (parent != null && accounts.containsKey(account) && path(parent).contains(account)) {
+            throw new IllegalArgumentException("moving " + account + " under " + parent + " would make a cycle");
+        }
+        Account a = accounts.get(account);
+        if (a == null) {
+            a = new Account(account, parent, share);
+            accounts.put(account, a);
+        } else {
+            detach(a);
+            a.parent = parent;
+            a.share = share;
+        }
+        if (parent == null) {
+            roots.add(account);
+        } else {
+            accounts.get(parent).children.add(account);
+        }
+        changed();
+    }
+
+    /** Removes an account and its whole subtree. Unknown accounts are ignored. */
+    public void remove(String account) {
+        Account a = accounts.get(account);
+        if (a == null) {
+            return;
+        }
+        detach(a);
+        removeSubtree(a);
+        changed();
+    }
+
+    private void removeSubtree(Account a) {
+        for (String c : List.copyOf(a.children)) {
+            removeSubtree(accounts.get(c));
+        }
+        accounts.remove(a.name);
+    }
+
+    private void detach(Account a) {
+        if (a.parent == null) {
+            roots.remove(a.name);
+        } else {
+            Account p = accounts.get(a.parent);
+            if (p != null) {
+                p.children.remove(a.name);
+            }
+        }
+    }
+
+    private void changed() {
+        version++;
+        fractions = null;
+        paths.clear();
+    }
+
+    /** Increases on every change; lets callers cache derived values. */
+    public long version() {
+        return version;
+    }
+
+    /** All accounts, sorted by name. */
+    public List<String> accounts() {
+        return List.copyOf(accounts.keySet());
+    }
+
+    public int size() {
+        return accounts.size();
+    }
+
+    @Override
+    public boolean exists(String account) {
+        return accounts.containsKey(account);
+    }
+
+    @Override
+    public String parent(String account) {
+        Account a = accounts.get(account);
+        return a == null ? null : a.parent;
+    }
+
+    @Override
+    public List<String> children(String account) {
+        Account a = accounts.get(account);
+        return a == null ? List.of() : List.copyOf(a.children);
+    }
+
+    @Override
+    public List<String> roots() {
+        return List.copyOf(roots);
+    }
+
+    @Override
+    public double share(String account) {
+        Account a = accounts.get(account);
+        return a == null ? 0 : a.share;
+    }
+
+    @Override
+    public double fraction(String account) {
+        Double f = fractionSnapshot().get(account);
+        return f == null ? 0 : f;
+    }
+
+    /** Fractions of every account, immutable, cached until the next change. */
+    public Map<String, Double> fractionSnapshot() {
+        if (fractions == null) {
+            HashMap<String, Double> f = new HashMap<>();
+            fill(f, roots, 1.0);
+            fractions = Collections.unmodifiableMap(f);
+        }
+        return fractions;
+    }
+
+    private void fill(Map<String, Double> f, TreeSet<String> siblings, double parentFraction) {
+        double sum = 0;
+        for (String s : siblings) {
+            sum += accounts.get(s).share;
+        }
+        for (String s : siblings) {
+            Account a = accounts.get(s);
+            double frac = sum > 0 ? parentFraction * a.share / sum : 0;
+            f.put(s, frac);
+            fill(f, a.children, frac);
+        }
+    }
+
+    @Override
+    public List<String> path(String account) {
+        List<String> p = paths.get(account);
+        if (p == null) {
+            ArrayList<String> l = new ArrayList<>();
+            for (String a = account; a != null && accounts.containsKey(a); a = accounts.get(a).parent) {
+                l.add(a);
+            }
+            Collections.reverse(l);
+            p = List.copyOf(l);
+            paths.put(account, p);
+        }
+        return p;
+    }
+}

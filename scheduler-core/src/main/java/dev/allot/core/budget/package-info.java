@@ -1,0 +1,2 @@
+/** The budget tree (shares, fractions) and the entitlement history per cluster. */
+package dev.allot.core.budget;

@@ -1,0 +1,176 @@
+package dev.allot.core.metrics;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Accumulates what happened on one cluster during a period [0, periodSeconds) and turns it into
+ * the figures Allot reports. Feed it intervals as they close; it keeps hourly series per team.
+ *
+ * <p>Definitions:
+ * <ul>
+ *   <li><b>occupancy</b> = GPU-seconds held by jobs (charged or not) / GPU-seconds available
+ *       (capacity x period);</li>
+ *   <li><b>owed / delivered</b>: see {@link OwedHours}; demand is the GPUs of a team's outstanding
+ *       jobs (submitted, not finished: waiting or running), hour by hour;</li>
+ *   <li><b>unallocated share</b> = GPU-seconds held by unallocated jobs / all GPU-seconds held;</li>
+ *   <li><b>waits</b>: see {@link WaitStats};</li>
+ *   <li><b>preemptions</b>: count of jobs stopped to make room for others; <b>lost GPU-hours</b>:
+ *       GPUs x the work each victim had done since its last checkpoint (all of its run when not
+ *       resumable);</li>
+ *   <li><b>fragmentation</b> = GPU-seconds left idle while at least one job waited / GPU-seconds
+ *       available: capacity lost to shape (free GPUs scattered over nodes, nodes held empty for a
+ *       reservation), 0 when every idle GPU-second had no waiting job to serve.</li>
+ * </ul>
+ */
+public final class ClusterMetrics {
+    private final long periodSeconds;
+    private final int capacityGpus;
+    private final Map<String, Double> fractions;
+    private final Map<String, HourlySeries> delivered = new TreeMap<>();
+    private final Map<String, HourlySeries> demand = new TreeMap<>();
+    private final HourlySeries held;
+    private final HourlySeries unallocated;
+    private final HourlySeries idleWhileWaiting;
+    private final WaitStats waits = new WaitStats();
+    private int preemptions;
+    private double lostGpuSeconds;
+
+    /**
+     * @param fractions each team's fraction of the cluster (its entitlement is fraction x capacity
+     *     for every hour); teams that appear later with no fraction are entitled to nothing
+     */
+    public ClusterMetrics(long periodSeconds, int capacityGpus, Map<String, Double> fractions) {
+        if (periodSeconds <= 0 || capacityGpus <= 0) {
+            throw new IllegalArgumentException("period and capacity must be positive");
+        }
+        this.periodSeconds = periodSeconds;
+        this.capacityGpus = capacityGpus;
+        this.fractions = new TreeMap<>(fractions);
+        this.held = HourlySeries.hourly(periodSeconds);
+        this.unallocated = HourlySeries.hourly(periodSeconds);
+        this.idleWhileWaiting = HourlySeries.hourly(periodSeconds);
+        for (String t : this.fractions.keySet()) {
+            series(delivered, t);
+            series(demand, t);
+        }
+    }
+
+    private HourlySeries series(Map<String, HourlySeries> m, String team) {
+        return m.computeIfAbsent(team, k -> HourlySeries.hourly(periodSeconds));
+    }
+
+    public long periodSeconds() {
+        return periodSeconds;
+    }
+
+    public int capacityGpus() {
+        return capacityGpus;
+    }
+
+    /** A job of {@code team} held {@code gpus} GPUs during [start, end). */
+    public void held(String team, double start, double end, int gpus, boolean allocated) {
+        series(delivered, team).addInterval(start, end, gpus);
+        held.addInterval(start, end, gpus);
+        if (!allocated) {
+            unallocated.addInterval(start, end, gpus);
+        }
+    }
+
+    /** A job of {@code team} asking for {@code gpus} GPUs was outstanding during [start, end). */
+    public void demanded(String team, double start, double end, int gpus) {
+        series(demand, team).addInterval(start, end, gpus);
+    }
+
+    /** {@code idleGpus} GPUs stayed idle during [start, end) while some job waited. */
+    public void idleWhileWaiting(double start, double end, int idleGpus) {
+        idleWhileWaiting.addInterval(start, end, idleGpus);
+    }
+
+    public void waited(JobClass c, double seconds) {
+        waits.add(c, seconds);
+    }
+
+    /** One preemption; {@code lostGpuSeconds} = GPUs x work since the victim's last checkpoint. */
+    public void preempted(double lostGpuSeconds) {
+        preemptions++;
+        this.lostGpuSeconds += Math.max(0, lostGpuSeconds);
+    }
+
+    public WaitStats waits() {
+        return waits;
+    }
+
+    /** Entitled GPU-seconds per hour of a team. */
+    public double[] entitlement(String team) {
+        HourlySeries s = HourlySeries.hourly(periodSeconds);
+        s.addInterval(0, periodSeconds, fractions.getOrDefault(team, 0.0) * capacityGpus);
+        return s.toArray();
+    }
+
+    public double[] delivered(String team) {
+        return series(delivered, team).toArray();
+    }
+
+    public double[] demand(String team) {
+        return series(demand, team).toArray();
+    }
+
+    /** GPU-seconds held per hour by all jobs. */
+    public double[] heldPerHour() {
+        return held.toArray();
+    }
+
+    public List<String> teams() {
+        List<String> all = new ArrayList<>(delivered.keySet());
+        for (String t : demand.keySet()) {
+            if (!all.contains(t)) {
+                all.add(t);
+            }
+        }
+        Collections.sort(all);
+        return all;
+    }
+
+    public Result result() {
+        List<OwedHours.Team> teams = new ArrayList<>();
+        for (String t : teams()) {
+            teams.add(OwedHours.team(t, entitlement(t), demand(t), delivered(t)));
+        }
+        double available = (double) capacityGpus * periodSeconds;
+        double heldTotal = held.total();
+        Map<JobClass, Double> p50 = new EnumMap<>(JobClass.class);
+        Map<JobClass, Double> p90 = new EnumMap<>(JobClass.class);
+        Map<JobClass, Integer> counts = new EnumMap<>(JobClass.class);
+        for (JobClass c : JobClass.values()) {
+            p50.put(c, waits.p50(c));
+            p90.put(c, waits.p90(c));
+            counts.put(c, waits.count(c));
+        }
+        return new Result(clamp01(heldTotal / available), OwedHours.summarize(teams),
+                heldTotal <= 0 ? 0.0 : clamp01(unallocated.total() / heldTotal), p50, p90, counts, preemptions,
+                lostGpuSeconds / 3600.0, clamp01(idleWhileWaiting.total() / available), heldTotal / 3600.0,
+                available / 3600.0);
+    }
+
+    private static double clamp01(double v) {
+        return Math.max(0, Math.min(1, v));
+    }
+
+    /** The figures of one period. Fractions are in 0..1. */
+    public record Result(double occupancy, OwedHours.Summary owed, double unallocatedShare,
+            Map<JobClass, Double> waitP50Seconds, Map<JobClass, Double> waitP90Seconds,
+            Map<JobClass, Integer> jobsPerClass, int preemptions, double lostGpuHours, double fragmentation,
+            double heldGpuHours, double availableGpuHours) {
+        public Result {
+            waitP50Seconds = Collections.unmodifiableMap(new LinkedHashMap<>(waitP50Seconds));
+            waitP90Seconds = Collections.unmodifiableMap(new LinkedHashMap<>(waitP90Seconds));
+            jobsPerClass = Collections.unmodifiableMap(new LinkedHashMap<>(jobsPerClass));
+        }
+    }
+}

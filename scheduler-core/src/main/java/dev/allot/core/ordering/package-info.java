@@ -1,0 +1,2 @@
+/** Hierarchical fair-share ordering of accounts (Fair Tree). */
+package dev.allot.core.ordering;

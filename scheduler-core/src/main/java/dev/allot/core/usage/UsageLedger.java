@@ -1,0 +1,112 @@
+package dev.allot.core.usage;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Charged and unallocated GPU-seconds per cluster and account over a sliding window, kept in a
+ * ring of fixed-size buckets per account so the window slides by overwriting old slots.
+ *
+ * <p>The window at time {@code now} is the {@code n = window / bucket} buckets ending with the
+ * bucket that contains {@code now}: from {@link #windowStart(long)} to now. Usage spanning several
+ * buckets is spread over them in proportion to time. Usage older than the window is dropped.
+ * Values are per account only; roll-up over the tree is the caller's (it knows the tree).
+ */
+public final class UsageLedger {
+
+    private final long bucketMillis;
+    private final int slots;
+    private final Map<String, Map<String, Ring>> byCluster = new HashMap<>();
+
+    public UsageLedger(long windowMillis, long bucketMillis) {
+        this.bucketMillis = bucketMillis;
+        this.slots = (int) Math.max(1, windowMillis / bucketMillis);
+    }
+
+    /** Start of the window that ends at {@code nowMillis}. */
+    public long windowStart(long nowMillis) {
+        return (Math.floorDiv(nowMillis, bucketMillis) - slots + 1) * bucketMillis;
+    }
+
+    public void add(String cluster, String account, long startMillis, long endMillis, double gpuSeconds,
+            boolean charged) {
+        if (gpuSeconds == 0) {
+            return;
+        }
+        Ring ring = byCluster.computeIfAbsent(cluster, c -> new HashMap<>()).computeIfAbsent(account, a -> new Ring());
+        long first = Math.floorDiv(startMillis, bucketMillis);
+        long last = endMillis > startMillis ? Math.floorDiv(endMillis - 1, bucketMillis) : first;
+        if (last - first >= slots) {
+            first = last - slots + 1;
+            startMillis = first * bucketMillis;
+            // only the part inside the last n buckets can still count
+        }
+        if (first == last) {
+            ring.add(first, gpuSeconds, charged);
+            return;
+        }
+        double total = endMillis - startMillis;
+        for (long b = first; b <= last; b++) {
+            long from = Math.max(startMillis, b * bucketMillis);
+            long to = Math.min(endMillis, (b + 1) * bucketMillis);
+            ring.add(b, gpuSeconds * (to - from) / total, charged);
+        }
+    }
+
+    /** Charged GPU-seconds of exactly this account in the window ending at now. */
+    public double charged(String cluster, String account, long nowMillis) {
+        Ring r = ring(cluster, account);
+        return r == null ? 0 : r.sum(Math.floorDiv(nowMillis, bucketMillis), true);
+    }
+
+    /** Unallocated GPU-seconds of exactly this account in the window ending at now. */
+    public double unallocated(String cluster, String account, long nowMillis) {
+        Ring r = ring(cluster, account);
+        return r == null ? 0 : r.sum(Math.floorDiv(nowMillis, bucketMillis), false);
+    }
+
+    private Ring ring(String cluster, String account) {
+        Map<String, Ring> m = byCluster.get(cluster);
+        return m == null ? null : m.get(account);
+    }
+
+    private final class Ring {
+        final long[] bucket = new long[slots];
+        final double[] charged = new double[slots];
+        final double[] unallocated = new double[slots];
+
+        Ring() {
+            java.util.Arrays.fill(bucket, Long.MIN_VALUE);
+        }
+
+        void add(long b, double gpuSeconds, boolean isCharged) {
+            int i = (int) Math.floorMod(b, (long) slots);
+            if (bucket[i] != b) {
+                if (bucket[i] > b) {
+                    return; // older than the window the ring holds
+                }
+                bucket[i] = b;
+                charged[i] = 0;
+                unallocated[i] = 0;
+            }
+            if (isCharged) {
+                charged[i] += gpuSeconds;
+            } else {
+                unallocated[i] += gpuSeconds;
+            }
+        }
+
+        double sum(long nowBucket, boolean isCharged) {
+            double[] v = isCharged ? charged : unallocated;
+            long oldest = nowBucket - slots;
+            double s = 0;
+            for (int i = 0; i < slots; i++) {
+                long b = bucket[i];
+                if (b > oldest && b <= nowBucket) {
+                    s += v[i];
+                }
+            }
+            return s;
+        }
+    }
+}
