@@ -1,0 +1,160 @@
+package dev.allot.core.cluster;
+
+import dev.allot.core.NodeSpec;
+import dev.allot.core.NodeView;
+import java.util.BitSet;
+import java.util.List;
+import java.util.TreeMap;
+
+/**
+ * A node's state in the core: which GPU indices each job holds, drain and loss flags, the
+ * fencing epoch and the reservation it belongs to. Mutated only by the scheduler.
+ */
+public final class Node implements NodeView {
+    private final NodeSpec spec;
+    private long epoch = 1;
+    private boolean draining;
+    private boolean drainedReported;
+    private boolean lost;
+    private String reservedFor;
+    private final BitSet used = new BitSet();
+    private final TreeMap<String, int[]> jobs = new TreeMap<>();
+    /** Free count under which the FreeIndex files this node, or -1 when not indexed. */
+    private int indexedFree = -1;
+
+    public Node(NodeSpec spec) {
+        this.spec = spec;
+    }
+
+    @Override
+    public NodeSpec spec() {
+        return spec;
+    }
+
+    @Override
+    public long epoch() {
+        return epoch;
+    }
+
+    @Override
+    public boolean draining() {
+        return draining;
+    }
+
+    @Override
+    public boolean lost() {
+        return lost;
+    }
+
+    @Override
+    public int freeGpus() {
+        return spec.gpus() - used.cardinality();
+    }
+
+    public int gpus() {
+        return spec.gpus();
+    }
+
+    @Override
+    public List<String> jobIds() {
+        return List.copyOf(jobs.keySet());
+    }
+
+    /** Job id to the GPU indices it holds here, sorted by job id. Live view: do not modify. */
+    public TreeMap<String, int[]> jobs() {
+        return jobs;
+    }
+
+    @Override
+    public String reservedFor() {
+        return reservedFor;
+    }
+
+    public void reservedFor(String jobId) {
+        this.reservedFor = jobId;
+    }
+
+    /** Live, not draining: may take new work. */
+    public boolean available() {
+        return !lost && !draining;
+    }
+
+    public boolean drainedReported() {
+        return drainedReported;
+    }
+
+    public void markDrainedReported() {
+        drainedReported = true;
+    }
+
+    public void drain() {
+        draining = true;
+    }
+
+    public void undrain() {
+        draining = false;
+        drainedReported = false;
+    }
+
+    public void lose() {
+        lost = true;
+    }
+
+    /** A lost node comes back: new epoch, empty, not draining. */
+    public void fence() {
+        lost = false;
+        draining = false;
+        drainedReported = false;
+        epoch++;
+        used.clear();
+        jobs.clear();
+        reservedFor = null;
+    }
+
+    /** Gives the job the lowest free GPU indices. */
+    public int[] allocate(String jobId, int gpus) {
+        if (gpus > freeGpus()) {
+            throw new IllegalStateException(gpus + " GPUs asked on " + spec.nodeId() + " with " + freeGpus() + " free");
+        }
+        if (jobs.containsKey(jobId)) {
+            throw new IllegalStateException(jobId + " already holds GPUs on " + spec.nodeId());
+        }
+        int[] idx = new int[gpus];
+        int from = 0;
+        for (int i = 0; i < gpus; i++) {
+            int g = used.nextClearBit(from);
+            used.set(g);
+            idx[i] = g;
+            from = g + 1;
+        }
+        jobs.put(jobId, idx);
+        return idx;
+    }
+
+    /** Frees what the job holds here; returns the number of GPUs freed. */
+    public int release(String jobId) {
+        int[] idx = jobs.remove(jobId);
+        if (idx == null) {
+            return 0;
+        }
+        for (int g : idx) {
+            used.clear(g);
+        }
+        return idx.length;
+    }
+
+    /** Bookkeeping of {@code placement.FreeIndex}: the bucket the node is filed under, -1 if none. */
+    public int indexedFreeOf() {
+        return indexedFree;
+    }
+
+    /** Bookkeeping of {@code placement.FreeIndex} only. */
+    public void indexedFree(int f) {
+        indexedFree = f;
+    }
+
+    @Override
+    public String toString() {
+        return spec.nodeId();
+    }
+}

@@ -1,0 +1,2 @@
+/** Nodes: GPU indices per job, drain, loss, fencing epochs. */
+package dev.allot.core.cluster;

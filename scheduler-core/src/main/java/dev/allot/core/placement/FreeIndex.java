@@ -1,0 +1,87 @@
+package dev.allot.core.placement;
+
+import dev.allot.core.cluster.Node;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * Open nodes of a cluster (live, not draining, not reserved) filed by their number of free GPUs,
+ * so "how many nodes have at least G free" costs O(max GPUs per node) and best fit is a walk
+ * from the smallest sufficient bucket up. Within a bucket nodes are in id order.
+ */
+public final class FreeIndex {
+    private static final Comparator<Node> BY_ID = Comparator.comparing(Node::nodeId);
+
+    private final ArrayList<TreeSet<Node>> byFree = new ArrayList<>();
+    private int freeGpus;
+
+    public void add(Node n) {
+        if (n.indexedFreeOf() >= 0) {
+            return;
+        }
+        file(n, n.freeGpus());
+    }
+
+    public void remove(Node n) {
+        int f = n.indexedFreeOf();
+        if (f < 0) {
+            return;
+        }
+        byFree.get(f).remove(n);
+        freeGpus -= f;
+        n.indexedFree(-1);
+    }
+
+    /** Call after the node's free count changed. No-op for nodes not in the index. */
+    public void update(Node n) {
+        int f = n.indexedFreeOf();
+        if (f < 0 || f == n.freeGpus()) {
+            return;
+        }
+        remove(n);
+        file(n, n.freeGpus());
+    }
+
+    public boolean contains(Node n) {
+        return n.indexedFreeOf() >= 0;
+    }
+
+    private void file(Node n, int free) {
+        while (byFree.size() <= free) {
+            byFree.add(new TreeSet<>(BY_ID));
+        }
+        byFree.get(free).add(n);
+        freeGpus += free;
+        n.indexedFree(free);
+    }
+
+    /** Number of open nodes with at least {@code gpus} free. */
+    public int countAtLeast(int gpus) {
+        int c = 0;
+        for (int f = Math.max(gpus, 0); f < byFree.size(); f++) {
+            c += byFree.get(f).size();
+        }
+        return c;
+    }
+
+    /** Free GPUs over all open nodes. */
+    public int freeGpus() {
+        return freeGpus;
+    }
+
+    /** Best fit: the {@code n} open nodes with the fewest free GPUs that still hold {@code gpus}, or fewer if not enough. */
+    public List<Node> bestFit(int n, int gpus) {
+        ArrayList<Node> out = new ArrayList<>(n);
+        for (int f = Math.max(gpus, 0); f < byFree.size() && out.size() < n; f++) {
+            for (Node node : byFree.get(f)) {
+                out.add(node);
+                if (out.size() == n) {
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+}
