@@ -1,0 +1,12 @@
+# summary: schemas release — write the next released version of every changed topic schema
+# shellcheck shell=bash
+use_jdk
+case "${1:-}" in
+  release)
+    mvnw -pl schemas install -DskipTests || die "schemas build failed"
+    mvnw -pl schemas dependency:build-classpath -Dmdep.outputFile="$ALLOT_HOME/schemas.classpath" >/dev/null \
+      || die "could not resolve the schemas classpath"
+    "$JAVA" -cp "$ALLOT_ROOT/schemas/target/classes:$(cat "$ALLOT_HOME/schemas.classpath")" \
+      dev.allot.schemas.evolution.SchemaRelease "$ALLOT_ROOT/schemas/src/main/resources/released" ;;
+  *) die "usage: bin/allot schemas release" ;;
+esac

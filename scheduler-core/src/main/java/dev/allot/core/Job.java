@@ -1,0 +1,88 @@
+package dev.allot.core;
+
+import dev.allot.core.contract.Contract;
+import dev.allot.core.explain.Hold;
+import java.util.List;
+
+/** The core's mutable record of a job. Exposed only as {@link JobView}. */
+final class Job implements JobView {
+    final JobRequest request;
+    final ChargeMode mode;
+    final long seq;
+    JobState state = JobState.WAITING;
+    long queuedSince;
+    long placedAt = -1;
+    long protectedUntil = -1;
+    long lastCheckpoint = -1;
+    List<ReplicaPlacement> placement = List.of();
+    int requeues;
+    String rejection;
+
+    // What the last pass saw: the explanation of a waiting job.
+    int position;
+    Hold hold = Hold.NOT_YET_SCHEDULED;
+    String missing = "";
+    String reservedFor;
+    long passAt = -1;
+    /** Scratch: account rank in the current pass. */
+    int rank;
+    /** Scratch: the pass (by counter) in which the job was placed. */
+    long placedInPass = -1;
+
+    Job(JobRequest request, long seq) {
+        this.request = request;
+        this.mode = Contract.chargeMode(request.minRuntimeMillis());
+        this.seq = seq;
+        this.queuedSince = request.submitTimeMillis();
+    }
+
+    @Override
+    public JobRequest request() {
+        return request;
+    }
+
+    @Override
+    public ChargeMode chargeMode() {
+        return mode;
+    }
+
+    @Override
+    public JobState state() {
+        return state;
+    }
+
+    @Override
+    public long queuedSinceMillis() {
+        return queuedSince;
+    }
+
+    @Override
+    public long placedAtMillis() {
+        return placedAt;
+    }
+
+    @Override
+    public long protectedUntilMillis() {
+        return protectedUntil;
+    }
+
+    @Override
+    public long lastCheckpointMillis() {
+        return lastCheckpoint;
+    }
+
+    @Override
+    public List<ReplicaPlacement> placement() {
+        return placement;
+    }
+
+    @Override
+    public int requeues() {
+        return requeues;
+    }
+
+    @Override
+    public String toString() {
+        return request.jobId() + "[" + state + "]";
+    }
+}

@@ -1,0 +1,161 @@
+package dev.allot.simulator.scenario;
+
+import dev.allot.simulator.trace.TraceJob;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * Builds a {@link Scenario} from trace jobs.
+ *
+ * <ol>
+ *   <li>Keep the trace jobs submitted within the period [0, days).</li>
+ *   <li>Teams = the teams of those jobs. Budget tree: the budgets file if given, else
+ *       {@code vc_nodes.csv} if given, else equal shares; teams missing from it get the floor share
+ *       ({@link BudgetTree#withTeams}).</li>
+ *   <li>Add debug jobs per team ({@link DebugJobs}).</li>
+ *   <li>Give trace jobs without a contract one by the {@link ContractRule}.</li>
+ *   <li>Size the cluster: unless a node count is given, the fewest nodes of {@code gpusPerNode}
+ *       GPUs such that offered GPU-seconds / (GPUs x period) is at most {@code load}, and at least
+ *       as many nodes as the largest gang has replicas. A job offers GPUs x min(duration, period
+ *       end - submit).</li>
+ * </ol>
+ */
+public final class ScenarioBuilder {
+    private List<TraceJob> trace = List.of();
+    private Path budgetsFile;
+    private Path vcNodes;
+    private double load = 2.5;
+    private int nodes = 0;
+    private int gpusPerNode = 8;
+    private double days = 30;
+    private long seed = 1;
+    private ContractRule rule;
+    private double debugPerTeamPerHour = DebugJobs.DEFAULT_PER_TEAM_PER_HOUR;
+    private double lookbackDays = 7;
+    private double maxMinRuntimeHours = 8;
+
+    public ScenarioBuilder trace(List<TraceJob> jobs) {
+        this.trace = jobs;
+        return this;
+    }
+
+    public ScenarioBuilder budgetsFile(Path p) {
+        this.budgetsFile = p;
+        return this;
+    }
+
+    public ScenarioBuilder vcNodes(Path p) {
+        this.vcNodes = p;
+        return this;
+    }
+
+    public ScenarioBuilder load(double x) {
+        if (!(x > 0)) {
+            throw new IllegalArgumentException("--load must be > 0");
+        }
+        this.load = x;
+        return this;
+    }
+
+    public ScenarioBuilder nodes(int n) {
+        this.nodes = n;
+        return this;
+    }
+
+    public ScenarioBuilder gpusPerNode(int g) {
+        this.gpusPerNode = g;
+        return this;
+    }
+
+    public ScenarioBuilder days(double d) {
+        if (!(d > 0)) {
+            throw new IllegalArgumentException("--days must be > 0");
+        }
+        this.days = d;
+        return this;
+    }
+
+    public ScenarioBuilder seed(long s) {
+        this.seed = s;
+        return this;
+    }
+
+    public ScenarioBuilder rule(ContractRule r) {
+        this.rule = r;
+        return this;
+    }
+
+    public ScenarioBuilder debugPerTeamPerHour(double rate) {
+        this.debugPerTeamPerHour = rate;
+        return this;
+    }
+
+    public ScenarioBuilder lookbackDays(double d) {
+        this.lookbackDays = d;
+        return this;
+    }
+
+    public ScenarioBuilder maxMinRuntimeHours(double h) {
+        this.maxMinRuntimeHours = h;
+        return this;
+    }
+
+    public Scenario build() {
+        long period = Math.round(days * 86400);
+        List<TraceJob> inPeriod = new ArrayList<>();
+        TreeSet<String> teams = new TreeSet<>();
+        for (TraceJob j : trace) {
+            if (j.submitSeconds() < period) {
+                inPeriod.add(j);
+                teams.add(j.team());
+            }
+        }
+        BudgetTree tree;
+        if (budgetsFile != null) {
+            tree = BudgetTree.fromFile(budgetsFile);
+        } else if (vcNodes != null) {
+            tree = BudgetTree.fromVcNodes(vcNodes);
+        } else {
+            tree = BudgetTree.equalShares(teams);
+        }
+        tree = tree.withTeams(teams);
+        ContractRule r = rule != null ? rule : ContractRule.defaults(maxMinRuntimeHours);
+        List<TraceJob> debug = DebugJobs.generate(List.copyOf(teams), period, debugPerTeamPerHour, seed);
+        List<SimJob> jobs = contracts(inPeriod, debug, r, seed);
+        long offered = 0;
+        int maxReplicas = 1;
+        int maxGpr = 1;
+        for (SimJob j : jobs) {
+            offered += (long) j.gpus() * Math.min(j.durationSeconds(), period - j.submitSeconds());
+            maxReplicas = Math.max(maxReplicas, j.replicas());
+            maxGpr = Math.max(maxGpr, j.gpusPerReplica());
+        }
+        if (maxGpr > gpusPerNode) {
+            throw new IllegalArgumentException("a job needs " + maxGpr + " GPUs per replica, nodes have " + gpusPerNode);
+        }
+        int n = nodes;
+        if (n <= 0) {
+            n = (int) Math.ceil(offered / (load * period * gpusPerNode) - 1e-9);
+            n = Math.max(n, maxReplicas);
+        }
+        double offeredLoad = offered / ((double) n * gpusPerNode * period);
+        return new Scenario(jobs, tree, List.copyOf(teams), n, gpusPerNode, period, offeredLoad, seed, r,
+                Math.round(lookbackDays * 86400), Math.round(maxMinRuntimeHours * 3600), inPeriod.size(), debug.size());
+    }
+
+    /** Trace jobs through the rule, debug jobs as generated, sorted by submit time then id. */
+    public static List<SimJob> contracts(List<TraceJob> trace, List<TraceJob> debug, ContractRule rule, long seed) {
+        List<SimJob> jobs = new ArrayList<>(trace.size() + debug.size());
+        for (TraceJob t : trace) {
+            jobs.add(rule.apply(t, seed));
+        }
+        for (TraceJob t : debug) {
+            jobs.add(rule.apply(t, seed));
+        }
+        jobs.sort(Comparator.comparingLong(SimJob::submitSeconds).thenComparing(SimJob::jobId));
+        return jobs;
+    }
+}
