@@ -88,6 +88,15 @@ infra_main() {
   case "${1:-}" in
     up)
       infra_prepare
+      # Check every port first, so a taken port leaves nothing half-started.
+      if ! kafka_running; then
+        for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+          port_in_use "$port" && die "port $port (kafka) is taken by another process; free it or set ALLOT_KAFKA_PORT / ALLOT_KAFKA_CONTROLLER_PORT"
+        done
+      fi
+      if ! registry_running; then
+        port_in_use "$REGISTRY_PORT" && die "port $REGISTRY_PORT (schema registry) is taken by another process; free it or set ALLOT_REGISTRY_PORT"
+      fi
       registry_up &
       local registry_job=$!
       kafka_up

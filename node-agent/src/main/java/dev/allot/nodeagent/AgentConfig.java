@@ -1,0 +1,55 @@
+package dev.allot.nodeagent;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
+
+/** Configuration of the node agent ({@code allot.agent.*}). */
+@ConfigMapping(prefix = "allot.agent")
+public interface AgentConfig {
+
+    /** Cluster the hosted nodes belong to. */
+    @WithDefault("local")
+    String cluster();
+
+    /** {@code auto} (NVIDIA when nvidia-smi is on the PATH, else fake), {@code nvidia} or {@code fake}. */
+    @WithDefault("auto")
+    String backend();
+
+    /** Node id of a real node; default {@code <cluster>-<hostname>}. Ignored when more than one fake node is hosted. */
+    Optional<String> nodeId();
+
+    /** Fake nodes hosted by this process (fake backend only): ids {@code <cluster>-node-1..N}. */
+    @WithDefault("1")
+    int fakeNodes();
+
+    /** GPUs per fake node. */
+    @WithDefault("8")
+    int gpusPerNode();
+
+    /** Where epochs, pids, checkpoints and job logs live. */
+    @WithDefault(".allot/agent")
+    String stateDir();
+
+    /** Identifies this agent process in NodeRegistered; default {@code <hostname>:<pid>}. */
+    Optional<String> agentId();
+
+    @WithDefault("2s")
+    Duration heartbeatInterval();
+
+    @WithDefault("30s")
+    Duration usageInterval();
+
+    /** How often checkpoint marker files are looked at. */
+    @WithDefault("500ms")
+    Duration checkpointPollInterval();
+
+    /** Grace between SIGTERM and SIGKILL for stale processes found after a restart and on shutdown. */
+    @WithDefault("5s")
+    Duration killGrace();
+
+    /** Path of the nvidia-smi binary (looked up on the PATH by default). */
+    @WithDefault("nvidia-smi")
+    String nvidiaSmi();
+}

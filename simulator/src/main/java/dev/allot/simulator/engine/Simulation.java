@@ -1,0 +1,351 @@
+package dev.allot.simulator.engine;
+
+import dev.allot.core.ChargeMode;
+import dev.allot.core.Decision;
+import dev.allot.core.JobRequest;
+import dev.allot.core.NodeSpec;
+import dev.allot.core.ReplicaPlacement;
+import dev.allot.core.Scheduler;
+import dev.allot.core.SchedulerConfig;
+import dev.allot.core.metrics.ClusterMetrics;
+import dev.allot.core.policy.SchedulingPolicy;
+import dev.allot.simulator.scenario.BudgetTree;
+import dev.allot.simulator.scenario.Scenario;
+import dev.allot.simulator.scenario.SimJob;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.TreeSet;
+import java.util.function.DoubleConsumer;
+
+/**
+ * Drives the very same {@link Scheduler} the scheduler-service uses, on a virtual clock that
+ * jumps to the next moment something can happen: the next arrival, the next job end, the next
+ * end of a protected window (only while jobs wait), the next reservation due, and a coarse tick
+ * (usage and ratios move with time). Event times are rounded up to {@code quantumSeconds}.
+ *
+ * <p>At each moment, in this order: jobs that ended are reported finished, arrivals are
+ * submitted, one pass runs ({@link Scheduler#schedule}) and its decisions are carried out on the
+ * simulated cluster. A placed job runs for its remaining work; a preempted resumable job keeps
+ * the work up to its last checkpoint (every {@code checkpointSeconds} of its run) and loses the
+ * rest; a non-resumable one loses its whole run and starts over.
+ */
+public final class Simulation {
+    public static final String CLUSTER = "sim";
+
+    /**
+     * @param quantumSeconds event times are rounded up to a multiple of this (1 = exact seconds)
+     * @param tickSeconds the coarse tick while jobs wait
+     * @param checkpointSeconds resumable jobs checkpoint this often while running
+     * @param durationHints pass each job's remaining run time to the core as expected duration
+     *     (used only to let work backfill nodes reserved for a large job)
+     */
+    public record Options(long quantumSeconds, long tickSeconds, long checkpointSeconds, boolean durationHints) {
+        public static Options defaults() {
+            return new Options(1, 300, 1800, true);
+        }
+    }
+
+    private static final byte PENDING = 0;
+    private static final byte WAITING = 1;
+    private static final byte RUNNING = 2;
+    private static final byte FINISHED = 3;
+    private static final byte REJECTED = 4;
+
+    private final Scenario scenario;
+    private final SchedulingPolicy policy;
+    private final String variant;
+    private final Options options;
+    private final EventSink sink;
+    private final DoubleConsumer progress;
+
+    public Simulation(Scenario scenario, SchedulingPolicy policy, String variant, Options options, EventSink sink,
+            DoubleConsumer progress) {
+        this.scenario = scenario;
+        this.policy = policy;
+        this.variant = variant;
+        this.options = options;
+        this.sink = sink == null ? EventSink.NONE : sink;
+        this.progress = progress == null ? f -> { } : progress;
+    }
+
+    private record Timed(long atMillis, int job, int seq) implements Comparable<Timed> {
+        @Override
+        public int compareTo(Timed o) {
+            int c = Long.compare(atMillis, o.atMillis);
+            return c != 0 ? c : Integer.compare(job, o.job);
+        }
+    }
+
+    public RunResult run() {
+        long wallStart = System.nanoTime();
+        List<SimJob> jobs = scenario.jobs();
+        int n = jobs.size();
+        long periodMs = scenario.periodSeconds() * 1000;
+        long quantum = Math.max(1, options.quantumSeconds()) * 1000;
+        long tick = Math.max(1, options.tickSeconds()) * 1000;
+        long ckpt = Math.max(1, options.checkpointSeconds()) * 1000;
+        int capacity = scenario.clusterGpus();
+
+        SchedulerConfig config = SchedulerConfig.defaults()
+                .withWindow(scenario.lookbackSeconds() * 1000, SchedulerConfig.HOUR)
+                .withMaxMinRuntime(scenario.maxMinRuntimeSeconds() * 1000);
+        Scheduler core = new Scheduler(config, policy);
+        for (BudgetTree.Entry e : scenario.budgets().entries()) {
+            core.defineBudget(0, e.account(), e.parent(), e.share());
+        }
+        for (int i = 0; i < scenario.nodes(); i++) {
+            core.registerNode(0, new NodeSpec(CLUSTER, String.format("n%04d", i + 1), scenario.gpusPerNode()));
+        }
+        ClusterMetrics metrics = new ClusterMetrics(scenario.periodSeconds(), capacity, scenario.fractions());
+
+        Map<String, Integer> index = new HashMap<>(n * 2);
+        for (int i = 0; i < n; i++) {
+            index.put(jobs.get(i).jobId(), i);
+        }
+        byte[] state = new byte[n];
+        long[] remaining = new long[n];
+        long[] placedAt = new long[n];
+        long[] firstPlaced = new long[n];
+        int[] seq = new int[n];
+        for (int i = 0; i < n; i++) {
+            remaining[i] = jobs.get(i).durationSeconds() * 1000;
+            placedAt[i] = -1;
+            firstPlaced[i] = -1;
+        }
+        PriorityQueue<Timed> ends = new PriorityQueue<>();
+        PriorityQueue<Timed> protections = new PriorityQueue<>();
+        TreeSet<Long> reservationsDue = new TreeSet<>();
+        double[] preemptTimes = new double[64];
+        String[] preemptTeams = new String[64];
+        int preemptCount = 0;
+
+        int nextArrival = 0;
+        int waiting = 0;
+        int used = 0;
+        int finished = 0;
+        int rejected = 0;
+        long passes = 0;
+        long now = 0;
+        long nextTick = tick;
+        double lastProgress = -1;
+
+        while (true) {
+            while (!ends.isEmpty() && stale(ends.peek(), state, seq)) {
+                ends.poll();
+            }
+            while (!protections.isEmpty()
+                    && (protections.peek().atMillis() <= now || stale(protections.peek(), state, seq))) {
+                protections.poll();
+            }
+            while (!reservationsDue.isEmpty() && reservationsDue.first() <= now) {
+                reservationsDue.pollFirst();
+            }
+            long t = Long.MAX_VALUE;
+            if (nextArrival < n) {
+                t = jobs.get(nextArrival).submitSeconds() * 1000;
+            }
+            if (!ends.isEmpty()) {
+                t = Math.min(t, ends.peek().atMillis());
+            }
+            if (waiting > 0) {
+                if (!protections.isEmpty()) {
+                    t = Math.min(t, protections.peek().atMillis());
+                }
+                if (!reservationsDue.isEmpty()) {
+                    t = Math.min(t, reservationsDue.first());
+                }
+                t = Math.min(t, nextTick);
+            }
+            if (t == Long.MAX_VALUE) {
+                break;
+            }
+            t = Math.max(now, ceil(t, quantum));
+            if (t >= periodMs) {
+                break;
+            }
+            if (waiting > 0 && t > now) {
+                metrics.idleWhileWaiting(now / 1000.0, t / 1000.0, capacity - used);
+            }
+            now = t;
+            while (nextTick <= now) {
+                nextTick += tick;
+            }
+            // 1. jobs that ended
+            while (!ends.isEmpty() && ends.peek().atMillis() <= now) {
+                Timed e = ends.poll();
+                if (stale(e, state, seq)) {
+                    continue;
+                }
+                int j = e.job();
+                SimJob job = jobs.get(j);
+                core.jobFinished(now, job.jobId());
+                metrics.held(job.team(), placedAt[j] / 1000.0, now / 1000.0, job.gpus(), job.allocated());
+                metrics.demanded(job.team(), job.submitSeconds(), now / 1000.0, job.gpus());
+                used -= job.gpus();
+                state[j] = FINISHED;
+                seq[j]++;
+                finished++;
+                sink.event(now / 1000.0, job.jobId(), job.team(), "complete", job.gpus(), "");
+            }
+            // 2. arrivals
+            while (nextArrival < n && jobs.get(nextArrival).submitSeconds() * 1000 <= now) {
+                int j = nextArrival++;
+                SimJob job = jobs.get(j);
+                long submitMs = job.submitSeconds() * 1000;
+                JobRequest req = new JobRequest(job.jobId(), job.team(), CLUSTER, job.replicas(), job.gpusPerReplica(),
+                        job.minRuntimeSeconds() * 1000, job.resumable(), job.debug() ? 1 : 0, submitMs,
+                        options.durationHints() ? remaining[j] : -1);
+                core.submit(now, req);
+                state[j] = WAITING;
+                waiting++;
+                sink.event(job.submitSeconds(), job.jobId(), job.team(), "submit", job.gpus(), "");
+            }
+            // 3. one pass
+            List<Decision> decisions = core.schedule(now);
+            passes++;
+            for (Decision d : decisions) {
+                switch (d) {
+                    case Decision.Place p -> {
+                        int j = index.get(p.jobId());
+                        SimJob job = jobs.get(j);
+                        if (state[j] != WAITING) {
+                            throw new IllegalStateException(policy.name() + ": placed " + p.jobId() + " in state "
+                                    + state[j]);
+                        }
+                        state[j] = RUNNING;
+                        waiting--;
+                        used += job.gpus();
+                        placedAt[j] = now;
+                        if (firstPlaced[j] < 0) {
+                            firstPlaced[j] = now;
+                            metrics.waited(job.jobClass(), (now - job.submitSeconds() * 1000) / 1000.0);
+                        }
+                        ends.add(new Timed(now + remaining[j], j, seq[j]));
+                        if (p.chargeMode() == ChargeMode.ALLOCATED && p.protectedUntilMillis() > now) {
+                            protections.add(new Timed(p.protectedUntilMillis(), j, seq[j]));
+                        }
+                        sink.event(now / 1000.0, job.jobId(), job.team(), "place", job.gpus(), nodes(p.replicas()));
+                    }
+                    case Decision.Preempt p -> {
+                        int j = index.get(p.jobId());
+                        double lost = stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics);
+                        used -= jobs.get(j).gpus();
+                        waiting++;
+                        metrics.preempted(lost);
+                        if (preemptCount == preemptTimes.length) {
+                            preemptTimes = Arrays.copyOf(preemptTimes, preemptCount * 2);
+                            preemptTeams = Arrays.copyOf(preemptTeams, preemptCount * 2);
+                        }
+                        preemptTimes[preemptCount] = now / 1000.0;
+                        preemptTeams[preemptCount++] = jobs.get(j).team();
+                        sink.event(now / 1000.0, p.jobId(), jobs.get(j).team(), "preempt", jobs.get(j).gpus(), "");
+                    }
+                    case Decision.Requeue r -> {
+                        int j = index.get(r.jobId());
+                        stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics);
+                        used -= jobs.get(j).gpus();
+                        waiting++;
+                        sink.event(now / 1000.0, r.jobId(), jobs.get(j).team(), "requeue", jobs.get(j).gpus(), "");
+                    }
+                    case Decision.ReleaseForDrain r -> {
+                        int j = index.get(r.jobId());
+                        stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics);
+                        used -= jobs.get(j).gpus();
+                        waiting++;
+                        sink.event(now / 1000.0, r.jobId(), jobs.get(j).team(), "requeue", jobs.get(j).gpus(), "");
+                    }
+                    case Decision.Reject r -> {
+                        Integer j = index.get(r.jobId());
+                        if (j != null && state[j] == WAITING) {
+                            state[j] = REJECTED;
+                            waiting--;
+                            rejected++;
+                            sink.event(now / 1000.0, r.jobId(), jobs.get(j).team(), "reject", jobs.get(j).gpus(), "");
+                        }
+                    }
+                    case Decision.Reserve r -> {
+                        if (r.dueAtMillis() > now) {
+                            reservationsDue.add(r.dueAtMillis());
+                        }
+                    }
+                    case Decision.NodeDrained nd -> {
+                    }
+                }
+            }
+            if (used > capacity || used < 0) {
+                throw new IllegalStateException(policy.name() + ": " + used + " GPUs in use of " + capacity);
+            }
+            double f = (double) now / periodMs;
+            if (f - lastProgress >= 0.01) {
+                lastProgress = f;
+                progress.accept(f);
+            }
+        }
+        // the period ends
+        if (waiting > 0 && periodMs > now) {
+            metrics.idleWhileWaiting(now / 1000.0, periodMs / 1000.0, capacity - used);
+        }
+        int runningAtEnd = 0;
+        int waitingAtEnd = 0;
+        for (int j = 0; j < nextArrival; j++) {
+            SimJob job = jobs.get(j);
+            if (state[j] == RUNNING) {
+                runningAtEnd++;
+                metrics.held(job.team(), placedAt[j] / 1000.0, periodMs / 1000.0, job.gpus(), job.allocated());
+                sink.event(periodMs / 1000.0, job.jobId(), job.team(), "cutoff", job.gpus(), "");
+            } else if (state[j] == WAITING) {
+                waitingAtEnd++;
+            }
+            if (state[j] == RUNNING || state[j] == WAITING) {
+                metrics.demanded(job.team(), job.submitSeconds(), periodMs / 1000.0, job.gpus());
+            }
+            if (state[j] == WAITING && firstPlaced[j] < 0) {
+                metrics.waited(job.jobClass(), scenario.periodSeconds() - job.submitSeconds());
+            }
+        }
+        progress.accept(1.0);
+        return new RunResult(policy.name(), variant, metrics, metrics.result(), nextArrival, finished, runningAtEnd,
+                waitingAtEnd, rejected, passes, Arrays.copyOf(preemptTimes, preemptCount),
+                Arrays.copyOf(preemptTeams, preemptCount), (System.nanoTime() - wallStart) / 1_000_000);
+    }
+
+    /** Stops a running job: closes its held interval, keeps checkpointed work. Returns lost GPU-seconds. */
+    private static double stop(int j, SimJob job, long now, long ckpt, byte[] state, long[] remaining, long[] placedAt,
+            int[] seq, ClusterMetrics metrics) {
+        if (state[j] != RUNNING) {
+            throw new IllegalStateException("stopping " + job.jobId() + " which is not running");
+        }
+        metrics.held(job.team(), placedAt[j] / 1000.0, now / 1000.0, job.gpus(), job.allocated());
+        long done = now - placedAt[j];
+        long kept = job.resumable() ? (done / ckpt) * ckpt : 0;
+        remaining[j] -= kept;
+        state[j] = WAITING;
+        seq[j]++;
+        placedAt[j] = -1;
+        return (done - kept) / 1000.0 * job.gpus();
+    }
+
+    private static boolean stale(Timed t, byte[] state, int[] seq) {
+        return state[t.job()] != RUNNING || seq[t.job()] != t.seq();
+    }
+
+    private static long ceil(long t, long q) {
+        return q <= 1 ? t : ((t + q - 1) / q) * q;
+    }
+
+    private static String nodes(List<ReplicaPlacement> replicas) {
+        StringBuilder b = new StringBuilder();
+        for (ReplicaPlacement r : replicas) {
+            if (b.length() > 0) {
+                b.append(';');
+            }
+            b.append(r.nodeId());
+        }
+        return b.toString();
+    }
+
+}

@@ -1,0 +1,28 @@
+package dev.allot.simulator.policy;
+
+import dev.allot.core.SchedulerConfig;
+import dev.allot.core.policy.BudgetPolicy;
+import dev.allot.core.policy.SchedulingPolicy;
+import dev.allot.simulator.scenario.Scenario;
+import java.util.List;
+
+/** Creates a fresh policy instance by name for one run. */
+public final class Policies {
+    public static final List<String> ALL = List.of("budget", "priority", "quota", "fairshare-decay");
+    /** The priority policy's per-team concurrent limit, in multiples of the team's entitlement. */
+    public static final double PRIORITY_LIMIT_FACTOR = 2.0;
+
+    private Policies() {
+    }
+
+    public static SchedulingPolicy create(String name, Scenario sc) {
+        return switch (name) {
+            case "budget" -> new BudgetPolicy(SchedulerConfig.defaults().preemptionMargin());
+            case "priority" -> PriorityPolicy.fromFractions(sc.fractions(), sc.clusterGpus(), sc.gpusPerNode(),
+                    PRIORITY_LIMIT_FACTOR);
+            case "quota" -> QuotaPolicy.fromFractions(sc.fractions(), sc.clusterGpus());
+            case "fairshare-decay" -> new FairshareDecayPolicy(7 * SchedulerConfig.DAY);
+            default -> throw new IllegalArgumentException("unknown policy " + name + "; known: " + ALL);
+        };
+    }
+}
