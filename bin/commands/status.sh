@@ -1,0 +1,6 @@
+# summary: one line per component: NAME URL STATE
+# shellcheck shell=bash
+# shellcheck source=bin/stack-lib.sh
+source "$ALLOT_ROOT/bin/stack-lib.sh"
+use_jdk
+stack_status

@@ -1,0 +1,79 @@
+# 'bin/allot up --demo': a small budget tree, a mix of jobs, and a live view (sourced).
+# shellcheck shell=bash
+
+BUDGET_API="http://127.0.0.1:$BUDGET_PORT"
+
+demo_put_budget() {
+  curl -sf -X PUT -H 'Content-Type: application/json' -d "{\"share\":$2}" "$BUDGET_API/budgets/$1" >/dev/null \
+    || die "PUT /budgets/$1 failed"
+}
+
+# demo_submit BUDGET REPLICAS GPUS MIN_RUNTIME_S RESUMABLE SECONDS [PRIORITY]
+demo_submit() {
+  local body
+  body=$(printf '{"budget":"%s","cluster":"local","replicas":%d,"gpusPerReplica":%d,"minRuntimeSeconds":%d,"resumable":%s,"priority":%d,"command":["sh","-c","i=0; while [ $i -lt %d ]; do sleep 1; i=$((i+1)); [ $((i %% 10)) -eq 0 ] && touch \\"$ALLOT_CHECKPOINT_DIR/checkpoint\\"; done"],"expectedDurationSeconds":%d}' \
+    "$1" "$2" "$3" "$4" "$5" "${7:-0}" "$6" "$6")
+  curl -sf -X POST -H 'Content-Type: application/json' -d "$body" "$BUDGET_API/jobs" >/dev/null \
+    || info "POST /jobs for $1 failed"
+}
+
+demo_run() {
+  info "demo: budget tree lab/{team-a,team-b,team-c}, shares 1:1:1; team-a arrives first and over-uses"
+  demo_put_budget lab 1
+  demo_put_budget lab/team-a 1
+  demo_put_budget lab/team-b 1
+  demo_put_budget lab/team-c 1
+  local i
+  # team-a: long resumable training jobs that fill the cluster (becomes over-served).
+  for i in 1 2 3 4 5 6; do demo_submit lab/team-a 1 8 60 true 900; done
+  # team-a: free (unallocated) sweeps that soak up idle GPUs.
+  for i in 1 2 3; do demo_submit lab/team-a 1 2 0 true 600; done
+  sleep 5
+  # team-b: a two-node gang and short jobs; team-c: debug jobs (few GPUs, short minimum runtime).
+  demo_submit lab/team-b 2 8 120 true 600
+  for i in 1 2 3; do demo_submit lab/team-b 1 4 60 false 120; done
+  for i in 1 2 3 4; do demo_submit lab/team-c 1 1 30 false 45 1; done
+  info "demo: jobs submitted; live view every 2 s (Ctrl-C to leave; 'bin/allot down' stops everything)"
+  trap 'echo; info "left the live view; the system keeps running"; exit 0' INT
+  while true; do
+    demo_view
+    sleep 2
+  done
+}
+
+demo_view() {
+  local queue budgets
+  queue=$(curl -sf "$BUDGET_API/queue?cluster=local" || echo '{}')
+  budgets=$(curl -sf "$BUDGET_API/budgets" || echo '[]')
+  python3 - "$queue" "$budgets" <<'PY'
+import json, sys
+queue, budgets = json.loads(sys.argv[1] or "{}"), json.loads(sys.argv[2] or "[]")
+print("\033[2J\033[H", end="")
+print("Allot demo — cluster 'local'")
+print("\nBudgets (7-day window)")
+print(f"  {'account':<16}{'share':>7}{'entitled GPUs':>15}{'charged GPU-h':>15}{'free GPU-h':>12}{'ratio':>8}")
+def walk(nodes, depth=0):
+    if isinstance(nodes, dict):
+        nodes = nodes.get("children", nodes.get("accounts", [nodes] if "path" in nodes else []))
+    for n in nodes:
+        ent = n.get("entitlementGpus") or n.get("entitlement") or {}
+        if isinstance(ent, dict):
+            ent = sum(v for v in ent.values() if isinstance(v, (int, float)))
+        usage = n.get("usage") or {}
+        charged = usage.get("chargedGpuHours", n.get("chargedGpuHours", 0)) or 0
+        free = usage.get("unallocatedGpuHours", n.get("unallocatedGpuHours", 0)) or 0
+        ratio = usage.get("ratio", n.get("ratio"))
+        name = "  " * depth + n.get("path", "?").split("/")[-1]
+        print(f"  {name:<16}{n.get('share', 0):>7}{ent or 0:>15.1f}{charged:>15.2f}{free:>12.2f}{(f'{ratio:.2f}' if isinstance(ratio,(int,float)) else '-'):>8}")
+        walk(n.get("children", []), depth + 1)
+walk(budgets)
+entries = queue.get("entries", [])
+print("\nQueue")
+for e in entries:
+    pos = e.get("position")
+    where = f"#{pos}" if pos else "RUN"
+    print(f"  {where:>4} {e.get('jobId','')[:12]:<13}{e.get('account',''):<14}{e.get('gpus',0):>3} GPUs  {e.get('reason','')[:90]}")
+if not entries:
+    print("  (empty)")
+PY
+}

@@ -1,0 +1,118 @@
+# The local broker and registry: functions behind 'bin/allot infra' and 'bin/allot up' (sourced).
+# shellcheck shell=bash
+
+KAFKA_DIR="$ALLOT_HOME/kafka"
+REGISTRY_DIR="$ALLOT_HOME/registry"
+REGISTRY_HOME="$ALLOT_HOME/dist/apicurio-registry-$REGISTRY_VERSION"
+KAFKA_CLASSPATH_FILE="$ALLOT_HOME/dist/kafka-$KAFKA_VERSION.classpath"
+# The classpath carries JBoss LogManager (through the registry client); install it before first use.
+JBOSS_LOG="-Djava.util.logging.manager=org.jboss.logmanager.LogManager"
+
+infra_prepare() {
+  mkdir -p "$ALLOT_HOME/dist" "$KAFKA_DIR" "$REGISTRY_DIR"
+  if [ ! -f "$REGISTRY_HOME/quarkus-run.jar" ] || [ ! -s "$KAFKA_CLASSPATH_FILE" ]; then
+    info "fetching Kafka $KAFKA_VERSION and Apicurio Registry $REGISTRY_VERSION from Maven Central (first run only)"
+    mvnw -pl schemas,test-support -am install -DskipTests || die "build of test-support failed"
+    mvnw -pl test-support dependency:build-classpath -Dmdep.includeScope=runtime \
+      -Dmdep.outputFile="$KAFKA_CLASSPATH_FILE" || die "could not resolve the Kafka classpath"
+  fi
+}
+
+kafka_running() { pid_alive "$KAFKA_DIR/kafka.pid"; }
+registry_running() { pid_alive "$REGISTRY_DIR/registry.pid"; }
+registry_ready() { curl -sf "http://127.0.0.1:$REGISTRY_PORT/apis/registry/v3/system/info" >/dev/null; }
+
+kafka_up() {
+  if kafka_running; then info "kafka already running (pid $(cat "$KAFKA_DIR/kafka.pid")) on 127.0.0.1:$KAFKA_PORT"; return 0; fi
+  local port
+  for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+    port_in_use "$port" && die "port $port is taken by another process; free it or set ALLOT_KAFKA_PORT / ALLOT_KAFKA_CONTROLLER_PORT"
+  done
+  cat > "$KAFKA_DIR/server.properties" <<PROPS
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+log.dirs=$KAFKA_DIR/data
+num.partitions=1
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+group.initial.rebalance.delay.ms=0
+auto.create.topics.enable=false
+PROPS
+  local cp; cp=$(cat "$KAFKA_CLASSPATH_FILE")
+  if [ ! -f "$KAFKA_DIR/data/meta.properties" ]; then
+    "$JAVA" $JBOSS_LOG -cp "$cp" kafka.tools.StorageTool format -t "$(cat "$KAFKA_DIR/cluster.id" 2>/dev/null || "$JAVA" $JBOSS_LOG -cp "$cp" kafka.tools.StorageTool random-uuid | tee "$KAFKA_DIR/cluster.id")" \
+      -c "$KAFKA_DIR/server.properties" >"$KAFKA_DIR/format.log" 2>&1 || die "kafka storage format failed; see $KAFKA_DIR/format.log"
+  fi
+  nohup "$JAVA" $JBOSS_LOG -Xmx512m -XX:+UseG1GC -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" >"$KAFKA_DIR/kafka.log" 2>&1 &
+  echo $! > "$KAFKA_DIR/kafka.pid"
+  wait_for kafka 60 port_in_use "$KAFKA_PORT" || die "kafka did not start in 60 s; see $KAFKA_DIR/kafka.log"
+  info "kafka up on 127.0.0.1:$KAFKA_PORT (pid $(cat "$KAFKA_DIR/kafka.pid"), data in $KAFKA_DIR/data)"
+}
+
+registry_up() {
+  if registry_running; then info "schema registry already running (pid $(cat "$REGISTRY_DIR/registry.pid")) on http://127.0.0.1:$REGISTRY_PORT"; return 0; fi
+  port_in_use "$REGISTRY_PORT" && die "port $REGISTRY_PORT is taken by another process; free it or set ALLOT_REGISTRY_PORT"
+  nohup "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$REGISTRY_PORT" -Dquarkus.management.enabled=false \
+    -Dquarkus.log.level=WARN -jar "$REGISTRY_HOME/quarkus-run.jar" >"$REGISTRY_DIR/registry.log" 2>&1 &
+  echo $! > "$REGISTRY_DIR/registry.pid"
+  wait_for registry 90 registry_ready || die "schema registry did not answer in 90 s; see $REGISTRY_DIR/registry.log"
+  info "schema registry up on http://127.0.0.1:$REGISTRY_PORT (pid $(cat "$REGISTRY_DIR/registry.pid"); in-memory storage)"
+}
+
+create_topics() {
+  # Topics come from the typed catalogue (dev.allot.schemas.catalogue.Topics).
+  "$JAVA" $JBOSS_LOG -cp "$ALLOT_ROOT/test-support/target/classes:$ALLOT_ROOT/schemas/target/classes:$(cat "$KAFKA_CLASSPATH_FILE")" \
+    dev.allot.testsupport.TopicCreator "127.0.0.1:$KAFKA_PORT" >"$KAFKA_DIR/topics.log" 2>&1 \
+    || die "could not create the catalogue topics; see $KAFKA_DIR/topics.log"
+}
+
+infra_status() {
+  local k=down r=down
+  kafka_running && k=up
+  registry_running && registry_ready && r=up
+  printf '%s %s %s\n' kafka "127.0.0.1:$KAFKA_PORT" "$k"
+  printf '%s %s %s\n' schema-registry "http://127.0.0.1:$REGISTRY_PORT" "$r"
+}
+
+infra_main() {
+  use_jdk
+  case "${1:-}" in
+    up)
+      infra_prepare
+      # Check every port first, so a taken port leaves nothing half-started.
+      if ! kafka_running; then
+        for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+          port_in_use "$port" && die "port $port (kafka) is taken by another process; free it or set ALLOT_KAFKA_PORT / ALLOT_KAFKA_CONTROLLER_PORT"
+        done
+      fi
+      if ! registry_running; then
+        port_in_use "$REGISTRY_PORT" && die "port $REGISTRY_PORT (schema registry) is taken by another process; free it or set ALLOT_REGISTRY_PORT"
+      fi
+      registry_up &
+      local registry_job=$!
+      kafka_up
+      wait "$registry_job" || exit 1
+      create_topics
+      infra_status ;;
+    down)
+      stop_pidfile "$REGISTRY_DIR/registry.pid" "schema registry"
+      stop_pidfile "$KAFKA_DIR/kafka.pid" kafka
+      info "infrastructure stopped (data kept in $ALLOT_HOME; 'bin/allot infra reset' deletes it)" ;;
+    reset)
+      infra_main down
+      rm -rf "$KAFKA_DIR" "$REGISTRY_DIR"
+      info "local broker data deleted" ;;
+    status) infra_status ;;
+    *) die "usage: bin/allot infra up|down|status|reset" ;;
+  esac
+}
+
