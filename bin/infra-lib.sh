@@ -71,7 +71,7 @@ registry_up() {
 create_topics() {
   # Topics come from the typed catalogue (dev.allot.schemas.catalogue.Topics).
   "$JAVA" $JBOSS_LOG -cp "$ALLOT_ROOT/test-support/target/classes:$ALLOT_ROOT/schemas/target/classes:$(cat "$KAFKA_CLASSPATH_FILE")" \
-    dev.allot.testsupport.TopicCreator "127.0.0.1:$KAFKA_PORT" >"$KAFKA_DIR/topics.log" 2>&1 \
+    dev.allot.schemas.catalogue.TopicCreator "127.0.0.1:$KAFKA_PORT" >"$KAFKA_DIR/topics.log" 2>&1 \
     || die "could not create the catalogue topics; see $KAFKA_DIR/topics.log"
 }
 

@@ -2,6 +2,7 @@ package dev.allot.testsupport;
 
 import dev.allot.schemas.catalogue.EventSerdes;
 import dev.allot.schemas.catalogue.Topic;
+import dev.allot.schemas.catalogue.TopicCreator;
 import dev.allot.schemas.catalogue.Topics;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,6 +4,7 @@ import dev.allot.schemas.JobRequest;
 import dev.allot.schemas.JobSubmitted;
 import dev.allot.schemas.catalogue.EventSerdes;
 import dev.allot.schemas.catalogue.Topic;
+import dev.allot.schemas.catalogue.TopicCreator;
 import dev.allot.schemas.catalogue.Topics;
 import java.nio.ByteBuffer;
 import java.time.Duration;

@@ -1,7 +1,5 @@
-package dev.allot.testsupport;
+package dev.allot.schemas.catalogue;
 
-import dev.allot.schemas.catalogue.Topic;
-import dev.allot.schemas.catalogue.Topics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
