@@ -1,0 +1,79 @@
+package dev.allot.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+
+/** The budget-service's public API, as a person's script would call it. */
+final class AllotApi {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final String baseUrl;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    AllotApi(String baseUrl) {
+        this.baseUrl = baseUrl;
+    }
+
+    Response putBudget(String path, double share) {
+        return send("PUT", "/budgets/" + path, Map.of("share", share));
+    }
+
+    /** Submits a job; returns its id (asserting 202). */
+    String submit(Map<String, Object> job) {
+        Response response = send("POST", "/jobs", job);
+        if (response.status() != 202) {
+            throw new IllegalStateException("POST /jobs answered " + response.status() + ": " + response.body());
+        }
+        return response.json().get("id").asText();
+    }
+
+    JsonNode job(String id) {
+        return send("GET", "/jobs/" + id, null).json();
+    }
+
+    String state(String id) {
+        Response response = send("GET", "/jobs/" + id, null);
+        return response.status() == 200 ? response.json().path("state").asText() : "HTTP " + response.status();
+    }
+
+    JsonNode queue(String cluster) {
+        return send("GET", "/queue?cluster=" + cluster, null).json();
+    }
+
+    JsonNode budgets() {
+        return send("GET", "/budgets", null).json();
+    }
+
+    record Response(int status, String body) {
+        JsonNode json() {
+            try {
+                return JSON.readTree(body);
+            } catch (IOException e) {
+                throw new IllegalStateException("not JSON: " + body, e);
+            }
+        }
+    }
+
+    Response send(String method, String path, Object body) {
+        try {
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
+                    .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json");
+            request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                    : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
+            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            return new Response(response.statusCode(), response.body());
+        } catch (IOException e) {
+            throw new IllegalStateException(method + " " + path + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package dev.allot.e2e;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One Allot service as a real OS process: {@code java -jar <module>/target/quarkus-app/quarkus-run.jar}
+ * on a free loopback port, pointed at the test's broker and registry. {@link #kill()} is a crash
+ * (SIGKILL), {@link #stop()} a clean stop.
+ */
+final class ServiceProcess implements AutoCloseable {
+
+    private final String name;
+    private final List<String> command;
+    private final Path log;
+    private final int port;
+    private Process process;
+
+    private ServiceProcess(String name, List<String> command, Path log, int port) {
+        this.name = name;
+        this.command = command;
+        this.log = log;
+        this.port = port;
+    }
+
+    static ServiceProcess of(String module, String bootstrap, String registryUrl, Path stateDir,
+                             Map<String, String> properties) throws IOException {
+        Path root = Path.of(System.getProperty("allot.root", "..")).toAbsolutePath().normalize();
+        Path jar = root.resolve(module).resolve("target/quarkus-app/quarkus-run.jar");
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar + " is missing: package the services first (bin/allot test builds"
+                    + " every module before this one)");
+        }
+        int port = freePort();
+        Files.createDirectories(stateDir);
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + port,
+                "-Dkafka.bootstrap.servers=" + bootstrap,
+                "-Dquarkus.kafka-streams.bootstrap-servers=" + bootstrap,
+                "-Dallot.registry.url=" + registryUrl,
+                "-Dmp.messaging.connector.smallrye-kafka.apicurio.registry.url=" + registryUrl + "/apis/registry/v3",
+                "-Dallot.state-dir=" + stateDir));
+        properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        command.addAll(List.of("-jar", jar.toString()));
+        Path logDir = Files.createDirectories(Path.of("target/e2e-logs"));
+        return new ServiceProcess(module, command, logDir.resolve(module + ".log"), port);
+    }
+
+    ServiceProcess start() throws IOException {
+        process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        return this;
+    }
+
+    /** Waits until {@code /q/health/ready} answers 200. */
+    ServiceProcess awaitReady(Duration timeout) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        HttpRequest ready = HttpRequest.newBuilder(URI.create(url() + "/q/health/ready"))
+                .timeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + process.exitValue() + "; see " + log);
+            }
+            try {
+                if (http.send(ready, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return this;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            try {
+                process.waitFor(200, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new IllegalStateException(name + " not ready after " + timeout + "; see " + log);
+    }
+
+    String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    /** A crash: SIGKILL, no shutdown hooks, no commits. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    void stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (isAlive()) {
+            stop();
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,262 @@
+package dev.allot.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.schemas.BudgetUsage;
+import dev.allot.schemas.DeadLetter;
+import dev.allot.schemas.NodeDrainRequested;
+import dev.allot.schemas.NodeDrained;
+import dev.allot.schemas.NodeStatus;
+import dev.allot.schemas.catalogue.Topics;
+import dev.allot.testsupport.AllotInfra;
+import dev.allot.testsupport.AllotInfrastructure;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Allot working as a scheduler: jobs submitted through the budget-service run as real processes on
+ * a node agent's fake GPUs, usage flows back through the accounting-service, and the scheduler
+ * preempts, requeues and drains by the rules. One cluster of 3 nodes x 4 GPUs; the scenarios run in
+ * order on it and each leaves it idle.
+ */
+@AllotInfra
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SystemEndToEndTest {
+
+    static final Duration PATIENCE = Duration.ofSeconds(90);
+
+    AllotInfrastructure infra;
+    AllotSystem system;
+    Path out;
+    String lab;
+
+    @BeforeAll
+    void startTheSystem(AllotInfrastructure infra) throws Exception {
+        this.infra = infra;
+        String cluster = "e2e-" + UUID.randomUUID().toString().substring(0, 6);
+        system = AllotSystem.start(infra, cluster, 3, 4);
+        out = Files.createTempDirectory("allot-e2e-out");
+        lab = "lab" + cluster.substring(4);
+        assertThat(system.api.putBudget(lab, 1).status()).isBetween(200, 204);
+        for (String team : List.of("team-a", "team-b", "team-c")) {
+            assertThat(system.api.putBudget(lab + "/" + team, 1).status()).isBetween(200, 204);
+        }
+    }
+
+    @AfterAll
+    void stopTheSystem() throws Exception {
+        if (system != null) {
+            system.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void givenThreeTeams_whenTheySubmit_thenTheJobsRunAsProcessesOnDistinctGpusAndUsageFlowsBack() throws Exception {
+        List<String> ids = new ArrayList<>();
+        for (String team : List.of("team-a", "team-b", "team-c")) {
+            ids.add(system.api.submit(job(team, 1, 2, 30, true, recordGpusThenSleep(3))));
+        }
+
+        for (String id : ids) {
+            await().atMost(PATIENCE).until(() -> system.api.state(id), s -> s.equals("RUNNING") || s.equals("COMPLETED"));
+        }
+        // Each process wrote what it was given: its own GPUs, two of them, never shared on a node.
+        await().atMost(PATIENCE).until(() -> ids.stream().allMatch(id -> Files.exists(out.resolve(id))));
+        Map<String, String> gpusByJob = new HashMap<>();
+        for (String id : ids) {
+            gpusByJob.put(id, Files.readString(out.resolve(id)).trim());
+            assertThat(gpusByJob.get(id).split(",")).hasSize(2);
+        }
+        for (String id : ids) {
+            await().atMost(PATIENCE).until(() -> system.api.state(id), "COMPLETED"::equals);
+        }
+        JsonNode placed = system.api.job(ids.get(0));
+        assertThat(placed.toString()).contains("JobPlaced").contains("JobStarted").contains("JobCompleted");
+
+        // Usage reached the accounting-service and came out as a 7-day sum per account.
+        try (KafkaConsumer<String, BudgetUsage> consumer = infra.consumer()) {
+            consumer.subscribe(Set.of(Topics.BUDGET_USAGE.name()));
+            String key = Topics.accountKey(system.cluster, lab + "/team-a");
+            await().atMost(PATIENCE).until(() -> {
+                for (ConsumerRecord<String, BudgetUsage> record : consumer.poll(Duration.ofMillis(200))) {
+                    if (record.key().equals(key) && record.value().getChargedGpuSeconds() > 0) {
+                        return true;
+                    }
+                }
+                return false;
+            });
+        }
+    }
+
+    @Test
+    @Order(2)
+    void givenAnOverServedTeam_whenAnUnderServedDebugJobArrives_thenItDisplacesUnallocatedThenUnprotectedNeverProtected()
+            throws Exception {
+        // team-a holds the whole cluster: a free (unallocated) job, a job whose protection ends in 2 s,
+        // and a protected one (10 minutes).
+        String free = system.api.submit(job("team-a", 1, 4, 0, true, sleep(600)));
+        String unprotected = system.api.submit(withPriority(job("team-a", 1, 4, 2, true, finishFastOnRestart(600)), 5));
+        String protectedJob = system.api.submit(job("team-a", 1, 4, 600, true, sleep(600)));
+        for (String id : List.of(free, unprotected, protectedJob)) {
+            await().atMost(PATIENCE).until(() -> system.api.state(id), "RUNNING"::equals);
+        }
+        // Let team-a's usage make it over-served and the 2 s protection pass.
+        await().atMost(PATIENCE).until(() -> protectionOver(unprotected));
+
+        String debug1 = system.api.submit(job("team-b", 1, 4, 60, false, sleep(3)));
+        await().atMost(PATIENCE).until(() -> system.api.state(debug1), s -> s.equals("RUNNING") || s.equals("COMPLETED"));
+        assertThat(system.api.job(free).toString()).contains("JobPreempted");
+
+        String debug2 = system.api.submit(job("team-c", 1, 4, 60, false, sleep(3)));
+        await().atMost(PATIENCE).until(() -> system.api.job(unprotected).toString().contains("JobPreempted"));
+        await().atMost(PATIENCE).until(() -> system.api.state(debug2), s -> s.equals("RUNNING") || s.equals("COMPLETED"));
+
+        // The protected job was never touched.
+        assertThat(system.api.state(protectedJob)).isEqualTo("RUNNING");
+        assertThat(system.api.job(protectedJob).toString()).doesNotContain("JobPreempted");
+        // Who displaced whom, and why, is on the record.
+        JsonNode preempted = system.api.job(unprotected);
+        assertThat(preempted.toString()).contains(debug2);
+
+        // The preempted resumable job queues again and, once the debug jobs end, runs and finishes.
+        await().atMost(PATIENCE).until(() -> system.api.state(unprotected), "COMPLETED"::equals);
+        assertThat(system.api.job(unprotected).toString()).contains("JobRequeued");
+
+        cancel(free, protectedJob);
+    }
+
+    @Test
+    @Order(3)
+    void givenARunningJobOnANode_whenTheNodeIsDrained_thenTheJobIsReleasedAfterItsMinimumRuntimeAndTheNodeReportsDrained()
+            throws Exception {
+        String id = system.api.submit(job("team-c", 1, 4, 3, true, sleep(600)));
+        await().atMost(PATIENCE).until(() -> system.api.state(id), "RUNNING"::equals);
+        String node = system.api.job(id).toString().replaceAll(".*\"(" + system.cluster + "-node-\\d+)\".*", "$1");
+        assertThat(node).startsWith(system.cluster + "-node-");
+
+        try (KafkaProducer<String, NodeStatus> producer = infra.producer()) {
+            producer.send(new ProducerRecord<>(Topics.NODE_STATUS.name(), node, NodeStatus.newBuilder()
+                    .setEventId(UUID.randomUUID().toString()).setOccurredAt(Instant.now()).setNodeId(node)
+                    .setPayload(NodeDrainRequested.newBuilder().setCluster(system.cluster).setRequestedBy("e2e")
+                            .setReason("maintenance").build())
+                    .build())).get();
+        }
+        try (KafkaConsumer<String, NodeStatus> consumer = infra.consumer()) {
+            consumer.subscribe(Set.of(Topics.NODE_STATUS.name()));
+            await().atMost(PATIENCE).until(() -> {
+                for (ConsumerRecord<String, NodeStatus> record : consumer.poll(Duration.ofMillis(200))) {
+                    if (node.equals(record.key()) && record.value().getPayload() instanceof NodeDrained) {
+                        return true;
+                    }
+                }
+                return false;
+            });
+        }
+        assertThat(system.api.job(id).toString()).contains("JobPreempted");
+    }
+
+    @Test
+    @Order(4)
+    void givenGarbageOnJobRequests_whenConsumed_thenItLandsOnDeadLettersWithAReasonAndTheSchedulerKeepsGoing()
+            throws Exception {
+        byte[] garbage = "definitely not avro".getBytes(StandardCharsets.UTF_8);
+        try (KafkaProducer<byte[], byte[]> raw = new KafkaProducer<>(Map.of("bootstrap.servers", infra.bootstrapServers()),
+                new ByteArraySerializer(), new ByteArraySerializer())) {
+            raw.send(new ProducerRecord<>(Topics.JOB_REQUESTS.name(), "garbage".getBytes(StandardCharsets.UTF_8), garbage)).get();
+        }
+        try (KafkaConsumer<String, DeadLetter> consumer = infra.consumer()) {
+            consumer.subscribe(Set.of(Topics.DEAD_LETTERS.name()));
+            await().atMost(PATIENCE).until(() -> {
+                for (ConsumerRecord<String, DeadLetter> record : consumer.poll(Duration.ofMillis(200))) {
+                    DeadLetter letter = record.value();
+                    if (letter.getSourceTopic().equals(Topics.JOB_REQUESTS.name()) && letter.getValue() != null
+                            && StandardCharsets.UTF_8.decode(letter.getValue().duplicate()).toString().equals("definitely not avro")) {
+                        return !letter.getReason().isBlank();
+                    }
+                }
+                return false;
+            });
+        }
+        String after = system.api.submit(job("team-b", 1, 1, 5, false, sleep(1)));
+        await().atMost(PATIENCE).until(() -> system.api.state(after), "COMPLETED"::equals);
+    }
+
+    // ---- helpers ----
+
+    private Map<String, Object> job(String team, int replicas, int gpus, long minRuntime, boolean resumable,
+                                    List<String> command) {
+        Map<String, Object> job = new HashMap<>();
+        job.put("budget", lab + "/" + team);
+        job.put("cluster", system.cluster);
+        job.put("replicas", replicas);
+        job.put("gpusPerReplica", gpus);
+        job.put("minRuntimeSeconds", minRuntime);
+        job.put("resumable", resumable);
+        job.put("command", command);
+        job.put("env", Map.of("E2E_OUT", out.toString()));
+        return job;
+    }
+
+    private static Map<String, Object> withPriority(Map<String, Object> job, int priority) {
+        job.put("priority", priority);
+        return job;
+    }
+
+    private static List<String> sleep(int seconds) {
+        return List.of("sleep", String.valueOf(seconds));
+    }
+
+    private static List<String> recordGpusThenSleep(int seconds) {
+        return List.of("sh", "-c", "echo \"$CUDA_VISIBLE_DEVICES\" > \"$E2E_OUT/$ALLOT_JOB_ID\"; sleep " + seconds);
+    }
+
+    /** Runs long the first time; after a restart (resumed from its checkpoint) it finishes in a second. */
+    private static List<String> finishFastOnRestart(int seconds) {
+        return List.of("sh", "-c", "if [ \"${ALLOT_RESTART_COUNT:-0}\" -gt 0 ]; then sleep 1; else sleep " + seconds + "; fi");
+    }
+
+    private boolean protectionOver(String id) {
+        JsonNode job = system.api.job(id);
+        JsonNode until = job.path("protectedUntil");
+        if (until.isMissingNode() || until.isNull()) {
+            return false;
+        }
+        Instant end = until.isNumber() ? Instant.ofEpochMilli(until.asLong()) : Instant.parse(until.asText());
+        return Instant.now().isAfter(end.plusSeconds(1));
+    }
+
+    private void cancel(String... ids) {
+        for (String id : ids) {
+            system.api.send("DELETE", "/jobs/" + id, null);
+        }
+        for (String id : ids) {
+            await().atMost(PATIENCE).until(() -> system.api.state(id),
+                    s -> Set.of("CANCELLED", "FAILED", "COMPLETED").contains(s));
+        }
+    }
+}
