@@ -53,7 +53,7 @@ PROPS
   fi
   nohup "$JAVA" $JBOSS_LOG -Xmx512m -XX:+UseG1GC -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" >"$KAFKA_DIR/kafka.log" 2>&1 &
   echo $! > "$KAFKA_DIR/kafka.pid"
-  wait_for kafka 60 port_in_use "$KAFKA_PORT" || die "kafka did not start in 60 s; see $KAFKA_DIR/kafka.log"
+  wait_for kafka 120 port_in_use "$KAFKA_PORT" || die "kafka did not start in 120 s; see $KAFKA_DIR/kafka.log"
   info "kafka up on 127.0.0.1:$KAFKA_PORT (pid $(cat "$KAFKA_DIR/kafka.pid"), data in $KAFKA_DIR/data)"
 }
 
@@ -64,7 +64,7 @@ registry_up() {
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$REGISTRY_PORT" -Dquarkus.management.enabled=false \
     -Dquarkus.log.level=WARN -jar "$REGISTRY_HOME/quarkus-run.jar" >"$REGISTRY_DIR/registry.log" 2>&1 &
   echo $! > "$REGISTRY_DIR/registry.pid"
-  wait_for registry 90 registry_ready || die "schema registry did not answer in 90 s; see $REGISTRY_DIR/registry.log"
+  wait_for registry 180 registry_ready || die "schema registry did not answer in 180 s; see $REGISTRY_DIR/registry.log"
   info "schema registry up on http://127.0.0.1:$REGISTRY_PORT (pid $(cat "$REGISTRY_DIR/registry.pid"); in-memory storage)"
 }
 

@@ -62,7 +62,7 @@ public final class SchemaRegistryProcess implements AutoCloseable {
                     .redirectOutput(log.toFile())
                     .start();
             SchemaRegistryProcess started = new SchemaRegistryProcess(process, port, log);
-            started.awaitReady(Duration.ofSeconds(90));
+            started.awaitReady(Duration.ofSeconds(180));
             return started;
         } catch (IOException e) {
             throw new IllegalStateException("could not start the schema registry from " + registryHome, e);
