@@ -61,7 +61,7 @@ registry_up() {
   if registry_running; then info "schema registry already running (pid $(cat "$REGISTRY_DIR/registry.pid")) on http://127.0.0.1:$REGISTRY_PORT"; return 0; fi
   port_in_use "$REGISTRY_PORT" && die "port $REGISTRY_PORT is taken by another process; free it or set ALLOT_REGISTRY_PORT"
   nohup "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
-    -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$REGISTRY_PORT" -Dquarkus.management.enabled=false \
+    -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$REGISTRY_PORT" -Dquarkus.management.enabled=false -Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port=0 \
     -Dquarkus.log.level=WARN -jar "$REGISTRY_HOME/quarkus-run.jar" >"$REGISTRY_DIR/registry.log" 2>&1 &
   echo $! > "$REGISTRY_DIR/registry.pid"
   wait_for registry 180 registry_ready || die "schema registry did not answer in 180 s; see $REGISTRY_DIR/registry.log"

@@ -45,7 +45,9 @@ public final class SchemaRegistryProcess implements AutoCloseable {
                     "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
                     "-Dquarkus.http.host=127.0.0.1",
                     "-Dquarkus.http.port=" + port,
-                    "-Dquarkus.management.enabled=false",
+                    // Apicurio opens a management interface even when told not to: keep it on loopback, any port.
+                    "-Dquarkus.management.enabled=false", "-Dquarkus.management.host=127.0.0.1",
+                    "-Dquarkus.management.port=0",
                     "-Dquarkus.log.level=WARN",
                     "-Dquarkus.log.category.\"io.apicurio\".level=WARN",
                     "-Dapicurio.logconfigjob.enabled=false",
