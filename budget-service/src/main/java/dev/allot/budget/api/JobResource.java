@@ -1,0 +1,262 @@
+package dev.allot.budget.api;
+
+import dev.allot.budget.LogView;
+import dev.allot.budget.jobs.JobRecord;
+import dev.allot.budget.kafka.EventPublisher;
+import dev.allot.budget.kafka.KafkaSettings;
+import dev.allot.budget.kafka.LogProjector;
+import dev.allot.budget.tree.BudgetPath;
+import dev.allot.budget.tree.BudgetTree;
+import dev.allot.budget.tree.Violation;
+import dev.allot.schemas.JobCancelRequested;
+import dev.allot.schemas.JobRequest;
+import dev.allot.schemas.JobSubmitted;
+import dev.allot.schemas.catalogue.Topics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.smallrye.common.annotation.Blocking;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.eclipse.microprofile.openapi.annotations.Operation;
+import org.eclipse.microprofile.openapi.annotations.media.Content;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.RequestBody;
+import org.eclipse.microprofile.openapi.annotations.tags.Tag;
+
+/**
+ * Job submission for people and scripts, and the job view.
+ *
+ * <p>POST checks the shape of the request and that the budget is a leaf of the tree; the rules that
+ * need the scheduler's view (the account on that cluster, the cluster's size) are the scheduler's and
+ * come back as JobRejected. The answer (202) is sent once Kafka acknowledged the JobSubmitted; the
+ * submission is then recorded in this instance's job view at once (the log consumer later applies
+ * the same event id as a no-op), so a GET right after the POST finds the job, as WAITING until the
+ * scheduler says otherwise.
+ */
+@Path("/jobs")
+@Produces(MediaType.APPLICATION_JSON)
+@Tag(name = "jobs")
+public class JobResource {
+
+    static final String SUBMITTER_HEADER = "X-Allot-Submitter";
+    static final long MAX_MIN_RUNTIME_SECONDS = 8 * 3600;
+    private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
+    private static final Pattern CLUSTER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
+
+    @Inject
+    LogView view;
+
+    @Inject
+    LogProjector projector;
+
+    @Inject
+    EventPublisher publisher;
+
+    @Inject
+    KafkaSettings settings;
+
+    @Inject
+    MeterRegistry metrics;
+
+    @POST
+    @Blocking
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Operation(summary = "Submit a job: {budget, cluster, replicas, gpusPerReplica, minRuntimeSeconds, resumable,"
+            + " command, priority?, env?, expectedDurationSeconds?, submitter?, id?}; 202 {id} once in the log")
+    public CompletionStage<Response> submit(@HeaderParam(SUBMITTER_HEADER) String submitterHeader,
+            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
+                    schema = @Schema(implementation = SubmitRequest.class),
+                    example = "{\"budget\":\"lab/team-a\",\"cluster\":\"local\",\"replicas\":1,\"gpusPerReplica\":2,"
+                            + "\"minRuntimeSeconds\":60,\"resumable\":true,\"command\":[\"sleep\",\"3\"]}"))
+            String body) {
+        JobSubmitted job = readSubmission(JsonBody.parse(body), submitterHeader);
+        if (!projector.awaitCaughtUp(settings.writeTimeout())) {
+            throw new ApiException(new Violation(503, "budget", "the budget tree is still being read from the log"));
+        }
+        BudgetTree tree = view.tree();
+        if (!tree.exists(job.getBudget())) {
+            throw new ApiException(Violation.unprocessable("budget", "unknown budget account '" + job.getBudget() + "'"));
+        }
+        if (!tree.children(job.getBudget()).isEmpty()) {
+            throw new ApiException(Violation.unprocessable("budget", "jobs are charged to a leaf; '" + job.getBudget()
+                    + "' has children " + tree.children(job.getBudget())));
+        }
+        if (view.jobs().exists(job.getJobId())) {
+            throw new ApiException(Violation.conflict("id", "job id '" + job.getJobId() + "' is already taken"));
+        }
+        JobRequest request = JobRequest.newBuilder()
+                .setEventId(UUID.randomUUID().toString())
+                .setOccurredAt(job.getSubmittedAt())
+                .setPayload(job)
+                .build();
+        return publisher.publish(Topics.JOB_REQUESTS, job.getJobId(), request)
+                .orTimeout(settings.writeTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .handle((acked, error) -> {
+                    if (error != null) {
+                        return ApiExceptionMapper.error(new Violation(503, "id",
+                                "Kafka did not acknowledge the submission: " + error));
+                    }
+                    view.jobs().submitted(request.getEventId(), request.getOccurredAt(), job);
+                    metrics.counter("allot.jobs.submitted").increment();
+                    // no Location header: resolving it needs the request, and this runs on Kafka's I/O thread
+                    return Response.accepted(Map.of("id", job.getJobId())).build();
+                });
+    }
+
+    /** The body of a submission, for the OpenAPI document (the body is read field by field, see JsonBody). */
+    @Schema(name = "SubmitRequest")
+    public record SubmitRequest(
+            @Schema(required = true, description = "Leaf budget path charged", example = "lab/team-a") String budget,
+            @Schema(required = true, example = "local") String cluster,
+            @Schema(required = true, minimum = "1", description = "Gang size N; each replica on its own node")
+            int replicas,
+            @Schema(required = true, minimum = "1", description = "GPUs per replica G") int gpusPerReplica,
+            @Schema(required = true, minimum = "0", maximum = "28800",
+                    description = "Minimum runtime of the contract; 0 = unallocated (free, never protected)")
+            long minRuntimeSeconds,
+            @Schema(description = "Can be preempted and resumed (default false)") boolean resumable,
+            @Schema(required = true, description = "argv of each replica, non-empty") List<String> command,
+            @Schema(description = "Priority within the team, higher first (default 0)") Integer priority,
+            @Schema(description = "Extra environment of each replica") Map<String, String> env,
+            @Schema(description = "Estimated run time, for backfill") Long expectedDurationSeconds,
+            @Schema(description = "Defaults to the X-Allot-Submitter header, else anonymous") String submitter,
+            @Schema(description = "Client-chosen job id (1-128 of [A-Za-z0-9._:-]); a UUID when absent") String id) {
+    }
+
+    static JobSubmitted readSubmission(JsonBody json, String submitterHeader) {
+        String id = json.text("id");
+        if (id == null) {
+            id = UUID.randomUUID().toString();
+        } else if (!JOB_ID.matcher(id).matches()) {
+            throw JsonBody.bad("id", "id must be 1-128 of [A-Za-z0-9._:-], starting with a letter or digit");
+        }
+        String budget = json.requiredText("budget");
+        BudgetPath.problem(budget).ifPresent(problem -> {
+            throw JsonBody.bad("budget", "budget " + problem);
+        });
+        String cluster = json.requiredText("cluster");
+        if (!CLUSTER.matcher(cluster).matches()) {
+            throw JsonBody.bad("cluster", "cluster must be 1-63 of [A-Za-z0-9._-], starting with a letter or digit");
+        }
+        int replicas = (int) json.requiredWhole("replicas", 1, 4096);
+        int gpusPerReplica = (int) json.requiredWhole("gpusPerReplica", 1, 1024);
+        long minRuntime = json.requiredWhole("minRuntimeSeconds", 0, MAX_MIN_RUNTIME_SECONDS);
+        Boolean resumable = json.bool("resumable");
+        List<String> command = json.strings("command");
+        if (command == null || command.isEmpty() || command.get(0).isBlank()) {
+            throw JsonBody.bad("command", "command is required: a non-empty argv array, e.g. [\"sleep\",\"3\"]");
+        }
+        Long priority = json.whole("priority", Integer.MIN_VALUE, Integer.MAX_VALUE);
+        Map<String, String> env = json.stringMap("env");
+        Long expected = json.whole("expectedDurationSeconds", 0, Long.MAX_VALUE / 1000);
+        String submitter = json.text("submitter");
+        if (submitter == null || submitter.isBlank()) {
+            submitter = submitterHeader == null || submitterHeader.isBlank() ? "anonymous" : submitterHeader;
+        }
+        return JobSubmitted.newBuilder()
+                .setJobId(id)
+                .setBudget(budget)
+                .setSubmitter(submitter)
+                .setCluster(cluster)
+                .setReplicas(replicas)
+                .setGpusPerReplica(gpusPerReplica)
+                .setMinRuntimeSeconds(minRuntime)
+                .setResumable(resumable != null && resumable)
+                .setPriority(priority == null ? 0 : priority.intValue())
+                .setCommand(command)
+                .setEnv(env == null ? Map.of() : env)
+                .setExpectedDurationSeconds(expected)
+                .setSubmittedAt(Instant.now())
+                .build();
+    }
+
+    @GET
+    @Operation(summary = "Jobs the log knows, newest submission first, filtered by state, budget and cluster")
+    public Map<String, Object> list(@QueryParam("state") String state, @QueryParam("budget") String budget,
+                                    @QueryParam("cluster") String cluster,
+                                    @QueryParam("limit") @jakarta.ws.rs.DefaultValue("100") int limit) {
+        if (state != null && java.util.Arrays.stream(dev.allot.schemas.JobState.values())
+                .noneMatch(s -> s.name().equals(state))) {
+            throw JsonBody.bad("state", "state must be one of "
+                    + java.util.Arrays.toString(dev.allot.schemas.JobState.values()));
+        }
+        if (limit < 1 || limit > 10_000) {
+            throw JsonBody.bad("limit", "limit must be between 1 and 10000");
+        }
+        List<JobRecord.Summary> matching = view.jobs().all().stream()
+                .map(JobRecord::summary)
+                .filter(j -> state == null || state.equals(j.state()))
+                .filter(j -> budget == null || budget.equals(j.budget()))
+                .filter(j -> cluster == null || cluster.equals(j.cluster()))
+                .sorted(java.util.Comparator.comparing(JobRecord.Summary::submittedAt,
+                        java.util.Comparator.nullsLast(java.util.Comparator.<Instant>reverseOrder())))
+                .toList();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("count", matching.size());
+        body.put("jobs", matching.subList(0, Math.min(limit, matching.size())));
+        return body;
+    }
+
+    @GET
+    @Path("/{id}")
+    @Operation(summary = "A job's state (WAITING|RUNNING|COMPLETED|FAILED|REJECTED|CANCELLED), placement,"
+            + " protection, preemptions and history")
+    public Map<String, Object> job(@PathParam("id") String id) {
+        return view.jobs().find(id).map(JobRecord::view)
+                .orElseThrow(() -> new ApiException(Violation.notFound("id", "unknown job '" + id + "'")));
+    }
+
+    @DELETE
+    @Path("/{id}")
+    @Operation(summary = "Ask the scheduler to cancel a job (JobCancelRequested); 202 once in the log")
+    public Response cancel(@PathParam("id") String id, @HeaderParam(SUBMITTER_HEADER) String requestedBy,
+                           @QueryParam("reason") String reason) {
+        JobRecord job = view.jobs().find(id)
+                .orElseThrow(() -> new ApiException(Violation.notFound("id", "unknown job '" + id + "'")));
+        if (job.isFinished()) {
+            throw new ApiException(Violation.conflict("id", "job '" + id + "' has already finished"));
+        }
+        Instant now = Instant.now();
+        JobRequest request = JobRequest.newBuilder()
+                .setEventId(UUID.randomUUID().toString())
+                .setOccurredAt(now)
+                .setPayload(JobCancelRequested.newBuilder()
+                        .setJobId(id)
+                        .setRequestedBy(requestedBy == null || requestedBy.isBlank() ? "anonymous" : requestedBy)
+                        .setReason(reason)
+                        .setRequestedAt(now)
+                        .build())
+                .build();
+        try {
+            publisher.publish(Topics.JOB_REQUESTS, id, request)
+                    .get(settings.writeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ApiException(new Violation(503, "id", "interrupted"));
+        } catch (Exception e) {
+            throw new ApiException(new Violation(503, "id", "Kafka did not acknowledge the cancel request: " + e));
+        }
+        view.jobs().cancelRequested(request.getEventId(), now, (JobCancelRequested) request.getPayload());
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("id", id);
+        body.put("cancelRequested", true);
+        return Response.accepted(body).build();
+    }
+}

@@ -1,0 +1,195 @@
+package dev.allot.budget.jobs;
+
+import dev.allot.budget.AvroJson;
+import dev.allot.schemas.JobAccepted;
+import dev.allot.schemas.JobCancelRequested;
+import dev.allot.schemas.JobEvent;
+import dev.allot.schemas.JobPlaced;
+import dev.allot.schemas.JobPreempted;
+import dev.allot.schemas.JobRejected;
+import dev.allot.schemas.JobState;
+import dev.allot.schemas.JobSubmitted;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What the log says about one job: its submission (job-requests) and every fact of its life
+ * (job-events). Events are applied once each (by event id), so the submitting instance can record
+ * its own submission as soon as Kafka acked it and later see the same record from the log.
+ */
+public final class JobRecord {
+
+    /** One line of the job's history. */
+    public record HistoryEntry(String type, Instant at, String stateAfter, Map<String, Object> details, long seq) {
+    }
+
+    private final String id;
+    private final Set<String> seenEvents = new HashSet<>();
+    private final List<HistoryEntry> history = new ArrayList<>();
+    private long seq;
+    private JobSubmitted submission;
+    private JobState state;
+    private boolean seenByScheduler;
+    private String budget;
+    private String cluster;
+    private String chargeMode;
+    private JobPlaced placement;
+    private Instant placedAt;
+    private JobRejected rejection;
+    private final List<Map<String, Object>> preemptions = new ArrayList<>();
+    private final List<Map<String, Object>> cancelRequests = new ArrayList<>();
+
+    JobRecord(String id) {
+        this.id = id;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    synchronized void submitted(String eventId, Instant at, JobSubmitted job) {
+        if (!seenEvents.add(eventId)) {
+            return;
+        }
+        submission = job;
+        budget = budget == null ? job.getBudget() : budget;
+        cluster = cluster == null ? job.getCluster() : cluster;
+        append("JobSubmitted", at, null, AvroJson.toMap(job));
+    }
+
+    synchronized void cancelRequested(String eventId, Instant at, JobCancelRequested cancel) {
+        if (!seenEvents.add(eventId)) {
+            return;
+        }
+        Map<String, Object> details = AvroJson.toMap(cancel);
+        cancelRequests.add(details);
+        append("JobCancelRequested", at, null, details);
+    }
+
+    synchronized void event(JobEvent event) {
+        if (!seenEvents.add(event.getEventId())) {
+            return;
+        }
+        Object payload = event.getPayload();
+        Instant at = event.getOccurredAt();
+        if (event.getStateAfter() != null) {
+            state = event.getStateAfter();
+            seenByScheduler = true;
+        }
+        switch (payload) {
+            case JobAccepted accepted -> {
+                seenByScheduler = true;
+                budget = accepted.getBudget();
+                cluster = accepted.getCluster();
+                chargeMode = accepted.getChargeMode().name();
+            }
+            case JobPlaced placed -> {
+                placement = placed;
+                placedAt = at;
+                budget = placed.getBudget();
+                cluster = placed.getCluster();
+                chargeMode = placed.getChargeMode().name();
+            }
+            case JobRejected rejected -> {
+                seenByScheduler = true;
+                rejection = rejected;
+            }
+            case JobPreempted preempted -> {
+                Map<String, Object> who = new LinkedHashMap<>();
+                who.put("at", at.toString());
+                who.putAll(AvroJson.toMap(preempted));
+                preemptions.add(who);
+            }
+            default -> {
+                // agent reports and verdicts: history only
+            }
+        }
+        append(payload.getClass().getSimpleName(), at,
+                event.getStateAfter() == null ? null : event.getStateAfter().name(),
+                payload instanceof org.apache.avro.generic.IndexedRecord r ? AvroJson.toMap(r) : Map.of());
+    }
+
+    private void append(String type, Instant at, String stateAfter, Map<String, Object> details) {
+        history.add(new HistoryEntry(type, at, stateAfter, details, seq++));
+    }
+
+    /** The public view: state, contract, placement, preemptions and history. */
+    public synchronized Map<String, Object> view() {
+        JobState current = state == null ? JobState.WAITING : state;
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("id", id);
+        view.put("state", current.name());
+        view.put("seenByScheduler", seenByScheduler);
+        view.put("budget", budget);
+        view.put("cluster", cluster);
+        if (submission != null) {
+            view.put("submitter", submission.getSubmitter());
+            view.put("submittedAt", submission.getSubmittedAt().toString());
+            view.put("replicas", submission.getReplicas());
+            view.put("gpusPerReplica", submission.getGpusPerReplica());
+            view.put("gpus", submission.getReplicas() * submission.getGpusPerReplica());
+            view.put("minRuntimeSeconds", submission.getMinRuntimeSeconds());
+            view.put("resumable", submission.getResumable());
+            view.put("priority", submission.getPriority());
+            view.put("command", List.copyOf(submission.getCommand()));
+            view.put("expectedDurationSeconds", submission.getExpectedDurationSeconds());
+        } else if (placement != null) {
+            view.put("gpus", placement.getAssignments().stream().mapToInt(a -> a.getGpuIndices().size()).sum());
+        }
+        view.put("chargeMode", chargeMode != null ? chargeMode
+                : submission == null ? null : submission.getMinRuntimeSeconds() > 0 ? "ALLOCATED" : "UNALLOCATED");
+        if (placement != null) {
+            Map<String, Object> placed = new LinkedHashMap<>();
+            placed.put("current", current == JobState.RUNNING);
+            placed.put("placedAt", placedAt.toString());
+            placed.put("attempt", placement.getAttempt());
+            placed.put("explanation", placement.getExplanation());
+            placed.put("assignments", AvroJson.toJson(placement.getAssignments()));
+            view.put("placement", placed);
+            view.put("protectedUntil", current == JobState.RUNNING ? placement.getProtectedUntil().toString() : null);
+        } else {
+            view.put("placement", null);
+            view.put("protectedUntil", null);
+        }
+        view.put("rejection", rejection == null ? null : AvroJson.toMap(rejection));
+        view.put("cancelRequested", !cancelRequests.isEmpty());
+        view.put("preemptions", List.copyOf(preemptions));
+        List<Map<String, Object>> lines = new ArrayList<>();
+        history.stream()
+                // job-requests and job-events are different topics, so replay interleaves them freely:
+                // order by when the fact happened, then by arrival
+                .sorted(Comparator.comparing(HistoryEntry::at).thenComparingLong(HistoryEntry::seq))
+                .forEach(h -> {
+                    Map<String, Object> line = new LinkedHashMap<>();
+                    line.put("type", h.type());
+                    line.put("at", h.at().toString());
+                    line.put("stateAfter", h.stateAfter());
+                    line.put("details", h.details());
+                    lines.add(line);
+                });
+        view.put("history", lines);
+        return view;
+    }
+
+    /** A line of the job list. */
+    public record Summary(String id, String state, boolean seenByScheduler, String budget, String cluster,
+                          Integer gpus, Instant submittedAt) {
+    }
+
+    public synchronized Summary summary() {
+        return new Summary(id, (state == null ? JobState.WAITING : state).name(), seenByScheduler, budget, cluster,
+                submission == null ? null : submission.getReplicas() * submission.getGpusPerReplica(),
+                submission == null ? null : submission.getSubmittedAt());
+    }
+
+    public synchronized boolean isFinished() {
+        return state == JobState.COMPLETED || state == JobState.FAILED || state == JobState.REJECTED
+                || state == JobState.CANCELLED;
+    }
+}

@@ -1,0 +1,342 @@
+package dev.allot.budget.kafka;
+
+import dev.allot.budget.LogView;
+import dev.allot.budget.tree.Account;
+import dev.allot.budget.tree.UsageBook;
+import dev.allot.schemas.BudgetDefined;
+import dev.allot.schemas.BudgetEvent;
+import dev.allot.schemas.BudgetRemoved;
+import dev.allot.schemas.BudgetUsage;
+import dev.allot.schemas.JobCancelRequested;
+import dev.allot.schemas.JobEvent;
+import dev.allot.schemas.JobRequest;
+import dev.allot.schemas.JobSubmitted;
+import dev.allot.schemas.NodeRegistered;
+import dev.allot.schemas.NodeStatus;
+import dev.allot.schemas.QueueSnapshot;
+import dev.allot.schemas.catalogue.DeadLetters;
+import dev.allot.schemas.catalogue.Topic;
+import dev.allot.schemas.catalogue.Topics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.jboss.logging.Logger;
+
+/**
+ * Feeds {@link LogView} from the log. Every instance reads every partition of its topics from the
+ * beginning (no consumer group, no committed offsets: the state is a projection, rebuilt at each
+ * start) and keeps following them. Values are read as raw bytes and deserialised here, so a record
+ * that cannot be read goes to the dead-letter topic with the reason instead of stopping the service.
+ * Reads with isolation level read_committed: decisions of an aborted scheduler transaction never show.
+ */
+@ApplicationScoped
+public class LogProjector {
+
+    private static final Logger LOG = Logger.getLogger(LogProjector.class);
+
+    static final List<Topic<String, ?>> TOPICS = List.of(Topics.BUDGETS, Topics.JOB_REQUESTS, Topics.JOB_EVENTS,
+            Topics.NODE_STATUS, Topics.BUDGET_USAGE, Topics.QUEUE_STATUS);
+
+    @Inject
+    KafkaSettings settings;
+
+    @Inject
+    LogView view;
+
+    @Inject
+    EventPublisher publisher;
+
+    @Inject
+    MeterRegistry metrics;
+
+    /** Next offset to process per partition; guarded by {@code this}; waiters are notified on change. */
+    private final Map<TopicPartition, Long> processed = new HashMap<>();
+    private Map<TopicPartition, Long> endsAtStart;
+    private volatile boolean caughtUp;
+    private volatile boolean running = true;
+    private volatile Thread thread;
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+    private Counter deadLetters;
+    private Counter applied;
+
+    void start(@Observes StartupEvent event) {
+        deadLetters = Counter.builder("allot.dead.letters").tag("consumer", settings.consumerName())
+                .description("Records this service could not process and sent to dead-letters").register(metrics);
+        applied = Counter.builder("allot.budget.projection.records").description("Log records applied")
+                .register(metrics);
+        metrics.gauge("allot.budget.projection.caught.up", this, p -> p.caughtUp ? 1 : 0);
+        metrics.gauge("allot.budget.accounts", view, v -> v.tree().size());
+        metrics.gauge("allot.budget.jobs.known", view, v -> v.jobs().size());
+        decoder = new EventDecoder(settings.registryUrl());
+        for (Topic<String, ?> topic : TOPICS) {
+            valueTypes.put(topic.name(), topic.valueType().asSubclass(SpecificRecord.class));
+        }
+        thread = new Thread(this::run, "budget-log-projector");
+        thread.setDaemon(true);
+        // the Avro deserialiser loads the generated classes through the context class loader: make it
+        // the application's, so they are the very classes this code casts to
+        thread.setContextClassLoader(LogProjector.class.getClassLoader());
+        thread.start();
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        running = false;
+        KafkaConsumer<byte[], byte[]> current = consumer;
+        if (current != null) {
+            current.wakeup();
+        }
+        Thread t = thread;
+        if (t != null) {
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** True once every partition has been read up to where it ended when the service started. */
+    public boolean caughtUp() {
+        return caughtUp;
+    }
+
+    public boolean alive() {
+        Thread t = thread;
+        return t != null && t.isAlive();
+    }
+
+    /** Waits until the projection has applied the record at {@code offset}; false on timeout. */
+    public synchronized boolean awaitApplied(String topic, int partition, long offset, Duration timeout) {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (processed.getOrDefault(tp, -1L) <= offset) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            try {
+                wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Waits until the initial replay is done; false on timeout. */
+    public boolean awaitCaughtUp(Duration timeout) {
+        return caughtUp || awaitCaughtUpSlowly(timeout); // no lock on the hot path of every submission
+    }
+
+    private synchronized boolean awaitCaughtUpSlowly(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!caughtUp) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            try {
+                wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void run() {
+        while (running) {
+            try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerConfig())) {
+                consumer = c;
+                if (!assign(c)) {
+                    continue;
+                }
+                while (running) {
+                    ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
+                    for (ConsumerRecord<byte[], byte[]> record : records) {
+                        apply(record);
+                    }
+                    progress(c);
+                }
+            } catch (WakeupException e) {
+                // shutting down
+            } catch (RuntimeException e) {
+                // a broker outage or similar: start a fresh consumer where this one stopped
+                LOG.errorf(e, "log projector failed; restarting the consumer");
+                pause(Duration.ofSeconds(1));
+            }
+        }
+    }
+
+    /** Assigns every partition of the topics and seeks to where this instance stopped (or the start). */
+    private boolean assign(KafkaConsumer<byte[], byte[]> c) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (Topic<String, ?> topic : TOPICS) {
+            List<PartitionInfo> infos = c.partitionsFor(topic.name(), Duration.ofSeconds(10));
+            if (infos == null || infos.isEmpty()) {
+                LOG.warnf("topic %s does not exist yet; waiting for it", topic.name());
+                pause(Duration.ofSeconds(1));
+                return false;
+            }
+            infos.forEach(info -> partitions.add(new TopicPartition(info.topic(), info.partition())));
+        }
+        c.assign(partitions);
+        synchronized (this) {
+            for (TopicPartition tp : partitions) {
+                Long next = processed.get(tp);
+                if (next == null) {
+                    c.seekToBeginning(List.of(tp));
+                } else {
+                    c.seek(tp, next);
+                }
+            }
+            if (endsAtStart == null) {
+                endsAtStart = c.endOffsets(partitions, Duration.ofSeconds(30));
+                LOG.infof("replaying %d partitions up to %s", partitions.size(), endsAtStart);
+            }
+        }
+        return true;
+    }
+
+    private synchronized void progress(KafkaConsumer<byte[], byte[]> c) {
+        for (TopicPartition tp : c.assignment()) {
+            processed.put(tp, c.position(tp));
+        }
+        if (!caughtUp && endsAtStart != null && endsAtStart.entrySet().stream()
+                .allMatch(end -> processed.getOrDefault(end.getKey(), 0L) >= end.getValue())) {
+            caughtUp = true;
+            LOG.infof("projection caught up: %d accounts, %d jobs", view.tree().size(), view.jobs().size());
+        }
+        notifyAll();
+    }
+
+    private EventDecoder decoder;
+    private final Map<String, Class<? extends SpecificRecord>> valueTypes = new HashMap<>();
+
+    private void apply(ConsumerRecord<byte[], byte[]> record) {
+        String topic = record.topic();
+        if (record.value() == null) {
+            // a tombstone: on the compacted budgets topic it removes the account
+            if (topic.equals(Topics.BUDGETS.name()) && record.key() != null) {
+                view.budgetRemoved(new String(record.key(), java.nio.charset.StandardCharsets.UTF_8));
+            }
+            return;
+        }
+        Object value;
+        try {
+            value = decoder.decode(topic, record.headers(), record.value(), valueTypes.get(topic));
+        } catch (RuntimeException e) {
+            deadLetter(record, "cannot deserialise: " + DeadLetters.reasonOf(e));
+            return;
+        }
+        try {
+            if (!route(topic, value)) {
+                deadLetter(record, "unexpected record type " + (value == null ? "null" : value.getClass().getName())
+                        + " on " + topic);
+                return;
+            }
+            applied.increment();
+        } catch (RuntimeException e) {
+            deadLetter(record, "cannot apply: " + DeadLetters.reasonOf(e));
+        }
+    }
+
+    private boolean route(String topic, Object value) {
+        if (topic.equals(Topics.BUDGETS.name()) && value instanceof BudgetEvent event) {
+            switch (event.getPayload()) {
+                case BudgetDefined d -> view.budgetDefined(
+                        new Account(d.getPath(), d.getParent(), d.getShare(), d.getEffectiveAt(), d.getDefinedBy()));
+                case BudgetRemoved r -> view.budgetRemoved(r.getPath());
+                default -> {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (topic.equals(Topics.JOB_REQUESTS.name()) && value instanceof JobRequest request) {
+            switch (request.getPayload()) {
+                case JobSubmitted s -> view.jobs().submitted(request.getEventId(), request.getOccurredAt(), s);
+                case JobCancelRequested c -> view.jobs().cancelRequested(request.getEventId(), request.getOccurredAt(), c);
+                default -> {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (topic.equals(Topics.JOB_EVENTS.name()) && value instanceof JobEvent event) {
+            view.jobs().event(event);
+            return true;
+        }
+        if (topic.equals(Topics.NODE_STATUS.name()) && value instanceof NodeStatus status) {
+            if (status.getPayload() instanceof NodeRegistered registered) {
+                view.capacity().nodeRegistered(status.getNodeId(), registered.getCluster(), registered.getGpuCount());
+            }
+            return true;
+        }
+        if (topic.equals(Topics.BUDGET_USAGE.name()) && value instanceof BudgetUsage u) {
+            view.usage().record(new UsageBook.Usage(u.getCluster(), u.getAccount(), u.getWindowStart(),
+                    u.getWindowEnd(), u.getChargedGpuSeconds(), u.getUnallocatedGpuSeconds(),
+                    u.getEntitledGpuSeconds(), u.getRatio()));
+            return true;
+        }
+        if (topic.equals(Topics.QUEUE_STATUS.name()) && value instanceof QueueSnapshot snapshot) {
+            view.queues().snapshot(snapshot);
+            return true;
+        }
+        return false;
+    }
+
+    private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
+        deadLetters.increment();
+        LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
+        publisher.publish(Topics.DEAD_LETTERS, record.topic(), DeadLetters.of(record.topic(), record.partition(),
+                        record.offset(), record.key(), record.value(), reason, settings.consumerName(), Instant.now()))
+                .whenComplete((ok, error) -> {
+                    if (error != null) {
+                        LOG.errorf(error, "could not write the dead letter for %s-%d@%d", record.topic(),
+                                record.partition(), record.offset());
+                    }
+                });
+    }
+
+    private Map<String, Object> consumerConfig() {
+        Map<String, Object> config = new HashMap<>();
+        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        config.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.consumerName() + "-projector");
+        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
+        return config;
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis()); // back-off before reconnecting, not synchronisation
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
