@@ -13,16 +13,21 @@ public interface AgentConfig {
     @WithDefault("local")
     String cluster();
 
-    /** {@code auto} (NVIDIA when nvidia-smi is on the PATH, else fake), {@code nvidia} or {@code fake}. */
+    /**
+     * {@code auto} (fake when fake-nodes is set, else NVIDIA when nvidia-smi is on the PATH, else fake),
+     * {@code nvidia} or {@code fake}.
+     */
     @WithDefault("auto")
     String backend();
 
     /** Node id of a real node; default {@code <cluster>-<hostname>}. Ignored when more than one fake node is hosted. */
     Optional<String> nodeId();
 
-    /** Fake nodes hosted by this process (fake backend only): ids {@code <cluster>-node-1..N}. */
-    @WithDefault("1")
-    int fakeNodes();
+    /**
+     * Fake nodes hosted by this process: ids {@code <cluster>-node-1..N}. Setting it selects the fake backend
+     * under {@code backend=auto}, even on a machine with GPUs. Unset: one node.
+     */
+    Optional<Integer> fakeNodes();
 
     /** GPUs per fake node. */
     @WithDefault("8")

@@ -1,0 +1,187 @@
+package dev.allot.nodeagent;
+
+import dev.allot.nodeagent.gpu.FakeGpuBackend;
+import dev.allot.nodeagent.gpu.GpuBackend;
+import dev.allot.nodeagent.gpu.NvidiaSmiBackend;
+import dev.allot.nodeagent.kafka.CommandConsumer;
+import dev.allot.nodeagent.kafka.KafkaAgentReports;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.net.InetAddress;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+/** Wires the agent at startup: GPUs, fencing of an earlier run, registration, command loop, timers. */
+@ApplicationScoped
+public class AgentRuntime {
+
+    private static final Logger LOG = Logger.getLogger(AgentRuntime.class);
+
+    @Inject
+    AgentConfig config;
+
+    @Inject
+    MeterRegistry meterRegistry;
+
+    @ConfigProperty(name = "kafka.bootstrap.servers", defaultValue = "127.0.0.1:9092")
+    String bootstrapServers;
+
+    @ConfigProperty(name = "allot.registry.url", defaultValue = "http://127.0.0.1:8080")
+    String registryUrl;
+
+    private volatile NodeAgent agent;
+    private volatile AgentMetrics metrics;
+    private KafkaAgentReports reports;
+    private CommandConsumer commands;
+    private ScheduledExecutorService timers;
+
+    void onStart(@Observes StartupEvent event) {
+        Clock clock = Clock.systemUTC();
+        String agentId = config.agentId().orElseGet(() -> hostname() + ":" + ProcessHandle.current().pid());
+        StateDir state = new StateDir(Path.of(config.stateDir()));
+        metrics = new AgentMetrics(meterRegistry);
+        timers = Executors.newScheduledThreadPool(2, runnable -> {
+            Thread thread = new Thread(runnable, "allot-agent-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        reports = new KafkaAgentReports(bootstrapServers, registryUrl, "node-agent-" + agentId);
+
+        List<String> nodeIds = nodeIds();
+        GpuBackend[] backends = new GpuBackend[nodeIds.size()];
+        boolean nvidia = useNvidia();
+        for (int i = 0; i < nodeIds.size(); i++) {
+            backends[i] = nvidia ? new NvidiaSmiBackend(config.nvidiaSmi()) : new FakeGpuBackend(config.gpusPerNode());
+        }
+
+        // Fence first: what an earlier run started belongs to an older epoch.
+        StaleProcessReaper reaper = new StaleProcessReaper(reports, metrics, clock);
+        int killed = reaper.reap(nodeIds, id -> new dev.allot.nodeagent.process.ProcessLedger(state.processesDir(id)),
+                config.killGrace());
+        if (killed > 0) {
+            LOG.warnf("killed %d stale process(es) of an earlier agent run", killed);
+        }
+
+        List<HostedNode> nodes = new ArrayList<>();
+        for (int i = 0; i < nodeIds.size(); i++) {
+            nodes.add(new HostedNode(nodeIds.get(i), config.cluster(), backends[i],
+                    state.nextEpoch(nodeIds.get(i), clock.millis())));
+        }
+        agent = new NodeAgent(nodes, state, reports, metrics, clock, timers, agentId);
+        commands = new CommandConsumer(bootstrapServers, registryUrl, "node-agent-" + agentId, agent, reports, metrics);
+        commands.positionAtEnd();
+        warmUp();
+        agent.register();
+        Thread loop = new Thread(commands, "allot-agent-commands");
+        loop.setDaemon(true);
+        loop.setContextClassLoader(AgentRuntime.class.getClassLoader()); // the Avro deserializer looks classes up there
+        loop.start();
+
+        every(config.heartbeatInterval(), agent::heartbeat, "heartbeat");
+        every(config.usageInterval(), agent::reportUsage, "usage report");
+        every(config.checkpointPollInterval(), agent::pollCheckpoints, "checkpoint poll");
+        LOG.infof("node agent %s up: %d node(s) %s in cluster %s, %s GPUs, state in %s", agentId, nodes.size(),
+                nodeIds, config.cluster(), nvidia ? "NVIDIA" : "fake", state.root());
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        if (commands != null) {
+            commands.close();
+        }
+        if (agent != null) {
+            agent.stopAll(config.killGrace());
+        }
+        if (timers != null) {
+            timers.shutdownNow();
+        }
+        if (reports != null) {
+            reports.close();
+        }
+    }
+
+    /**
+     * The first StartJob after a start otherwise pays for cold paths (process spawning helper, Avro decoding,
+     * JIT): up to ~2 s measured. Pay it here, before the node is registered and ready.
+     */
+    private void warmUp() {
+        long began = System.nanoTime();
+        try {
+            new ProcessBuilder("true").redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.debugf("warm-up spawn failed: %s", e.toString());
+        } 
+        commands.warmUp();
+        LOG.debugf("warmed up in %d ms", (System.nanoTime() - began) / 1_000_000);
+    }
+
+    private void every(Duration interval, Runnable task, String what) {
+        timers.scheduleAtFixedRate(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "%s failed", what); // never let one failure cancel the schedule
+            }
+        }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private boolean useNvidia() {
+        return switch (config.backend()) {
+            case "nvidia" -> true;
+            case "fake" -> false;
+            case "auto" -> config.fakeNodes().isEmpty() && NvidiaSmiBackend.available(config.nvidiaSmi());
+            default -> throw new IllegalArgumentException("allot.agent.backend must be auto, nvidia or fake, not "
+                    + config.backend());
+        };
+    }
+
+    private List<String> nodeIds() {
+        boolean nvidia = useNvidia();
+        int fakeNodes = config.fakeNodes().orElse(1);
+        if (nvidia || (fakeNodes == 1 && config.nodeId().isPresent())) {
+            return List.of(config.nodeId().orElse(config.cluster() + "-" + hostname()));
+        }
+        if (fakeNodes < 1) {
+            throw new IllegalArgumentException("allot.agent.fake-nodes must be at least 1");
+        }
+        List<String> ids = new ArrayList<>();
+        for (int i = 1; i <= fakeNodes; i++) {
+            ids.add(config.cluster() + "-node-" + i);
+        }
+        return ids;
+    }
+
+    private static String hostname() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            String env = System.getenv("HOSTNAME");
+            return env == null || env.isBlank() ? "localhost" : env;
+        }
+    }
+
+    /** The running agent (null until started). */
+    public NodeAgent agent() {
+        return agent;
+    }
+
+    public AgentMetrics metrics() {
+        return metrics;
+    }
+
+    public boolean commandLoopAlive() {
+        return commands != null && commands.alive();
+    }
+}

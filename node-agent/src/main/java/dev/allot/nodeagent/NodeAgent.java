@@ -1,0 +1,453 @@
+package dev.allot.nodeagent;
+
+import dev.allot.nodeagent.gpu.Gpu;
+import dev.allot.nodeagent.process.ProcessLedger;
+import dev.allot.nodeagent.process.ProcessTree;
+import dev.allot.nodeagent.process.ReplicaKey;
+import dev.allot.nodeagent.process.RunningReplica;
+import dev.allot.nodeagent.process.UsageMeter;
+import dev.allot.schemas.JobCheckpointed;
+import dev.allot.schemas.JobExited;
+import dev.allot.schemas.JobStarted;
+import dev.allot.schemas.NodeCommand;
+import dev.allot.schemas.NodeDrainRequested;
+import dev.allot.schemas.NodeUndrained;
+import dev.allot.schemas.NodeHeartbeat;
+import dev.allot.schemas.NodeRegistered;
+import dev.allot.schemas.StartJob;
+import dev.allot.schemas.StopJob;
+import dev.allot.schemas.UsageReported;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * Executes what the scheduler decided for the nodes this process hosts: starts and stops replica processes,
+ * and reports what happened to them (started, exited, checkpointed, GPU time held). It decides nothing.
+ *
+ * <p>Epoch rule: a node's epoch is fixed when this agent registers it. A command carrying any other epoch
+ * was meant for an earlier (or someone else's) incarnation of the node and is ignored and counted.
+ */
+public final class NodeAgent {
+
+    private static final Logger LOG = Logger.getLogger(NodeAgent.class);
+    private static final int SEEN_COMMANDS_KEPT = 10_000;
+
+    /** What became of a command; for logs, metrics and tests. */
+    public enum Outcome { STARTED, STOPPING, DUPLICATE, STALE_EPOCH, NOT_HOSTED, UNKNOWN_JOB, FAILED_TO_START }
+
+    private final Map<String, HostedNode> nodes;
+    private final StateDir state;
+    private final AgentReports reports;
+    private final AgentMetrics metrics;
+    private final Clock clock;
+    private final ScheduledExecutorService timers;
+    private final String agentId;
+    private final Map<ReplicaKey, RunningReplica> running = new ConcurrentHashMap<>();
+    private final Map<String, ProcessLedger> ledgers = new ConcurrentHashMap<>();
+    /** Recently handled command ids, so a redelivered StartJob is not run twice. */
+    private final Set<String> seenCommands = Collections.newSetFromMap(new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > SEEN_COMMANDS_KEPT;
+        }
+    });
+
+    public NodeAgent(List<HostedNode> nodes, StateDir state, AgentReports reports, AgentMetrics metrics,
+                     Clock clock, ScheduledExecutorService timers, String agentId) {
+        Map<String, HostedNode> byId = new LinkedHashMap<>();
+        nodes.forEach(node -> byId.put(node.nodeId(), node));
+        this.nodes = Collections.unmodifiableMap(byId);
+        this.state = state;
+        this.reports = reports;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.timers = timers;
+        this.agentId = agentId;
+        metrics.gaugeRunning(running::size);
+    }
+
+    public boolean hosts(String nodeId) {
+        return nodes.containsKey(nodeId);
+    }
+
+    public List<HostedNode> nodes() {
+        return List.copyOf(nodes.values());
+    }
+
+    public int runningCount() {
+        return running.size();
+    }
+
+    /** Announces every hosted node under its epoch. Call after fencing earlier processes. */
+    public void register() {
+        Instant now = now();
+        for (HostedNode node : nodes.values()) {
+            reports.nodeStatus(node.nodeId(), NodeRegistered.newBuilder()
+                    .setCluster(node.cluster())
+                    .setGpuCount(node.gpuCount())
+                    .setGpuModel(node.backend().model())
+                    .setEpoch(node.epoch())
+                    .setAgentId(agentId)
+                    .build(), now);
+            LOG.infof("registered node %s (cluster %s, %d x %s) under epoch %d", node.nodeId(), node.cluster(),
+                    node.gpuCount(), node.backend().model(), node.epoch());
+        }
+        reports.flush();
+    }
+
+    public Outcome handle(NodeCommand command) {
+        Object payload = command.getPayload();
+        if (payload instanceof StartJob start) {
+            return start(command.getEventId(), start);
+        }
+        if (payload instanceof StopJob stop) {
+            return stop(stop);
+        }
+        throw new IllegalArgumentException("unknown command payload " + payload.getClass().getName());
+    }
+
+    private Outcome start(String eventId, StartJob command) {
+        HostedNode node = nodes.get(command.getNodeId());
+        if (node == null) {
+            return Outcome.NOT_HOSTED;
+        }
+        if (command.getNodeEpoch() != node.epoch()) {
+            return stale(command.getNodeId(), command.getNodeEpoch(), node.epoch(), "StartJob " + command.getJobId());
+        }
+        ReplicaKey key = new ReplicaKey(command.getNodeId(), command.getJobId(), command.getReplicaIndex());
+        synchronized (seenCommands) {
+            if (!seenCommands.add(eventId) || running.containsKey(key)) {
+                LOG.infof("duplicate StartJob %s for %s ignored", eventId, key);
+                return Outcome.DUPLICATE;
+            }
+        }
+        RunningReplica replica;
+        try {
+            replica = launch(key, command);
+        } catch (IOException | RuntimeException e) {
+            // Report it as an exit (127, as a shell does for a command it cannot run): the scheduler frees the GPUs.
+            LOG.errorf(e, "cannot start %s: %s", key, command.getCommand());
+            reports.jobEvent(key.jobId(), JobExited.newBuilder().setNodeId(key.nodeId())
+                    .setReplicaIndex(key.replicaIndex()).setExitCode(127).setStopped(false).build(), now());
+            return Outcome.FAILED_TO_START;
+        }
+        running.put(key, replica);
+        metrics.processesStarted.increment();
+        remember(replica);
+        reports.jobEvent(key.jobId(), JobStarted.newBuilder()
+                .setNodeId(key.nodeId())
+                .setNodeEpoch(command.getNodeEpoch())
+                .setReplicaIndex(key.replicaIndex())
+                .setPid(replica.process().pid())
+                .build(), replica.startedAt());
+        LOG.infof("started %s pid %d on GPUs %s: %s", key, replica.process().pid(), command.getGpuIndices(),
+                command.getCommand());
+        // Registered after the replica is in the map, so the exit always finds it.
+        replica.process().onExit().whenComplete((process, error) -> exited(replica));
+        return Outcome.STARTED;
+    }
+
+    private RunningReplica launch(ReplicaKey key, StartJob command) throws IOException {
+        if (command.getCommand().isEmpty()) {
+            throw new IllegalArgumentException("empty command");
+        }
+        Path checkpointDir = state.checkpointDir(key.jobId(), key.replicaIndex());
+        Path log = state.logFile(key.jobId(), key.replicaIndex());
+        ProcessBuilder builder = new ProcessBuilder(command.getCommand());
+        Map<String, String> env = builder.environment();
+        env.putAll(command.getEnv());
+        // Allot's variables last: a job's env cannot fake its own GPUs or identity.
+        env.put("CUDA_VISIBLE_DEVICES", String.join(",", command.getGpuIndices().stream().map(String::valueOf).toList()));
+        env.put("ALLOT_JOB_ID", key.jobId());
+        env.put("ALLOT_CHECKPOINT_DIR", checkpointDir.toString());
+        env.put("ALLOT_RESTART_COUNT", Integer.toString(command.getRestartCount()));
+        env.put("ALLOT_REPLICA_INDEX", Integer.toString(key.replicaIndex()));
+        env.put("ALLOT_REPLICAS", Integer.toString(command.getReplicas()));
+        env.put("ALLOT_NODE_ID", key.nodeId());
+        builder.redirectErrorStream(true);
+        builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        FileTime markerAtStart = markerTime(checkpointDir.resolve("checkpoint"));
+        Process process = builder.start();
+        return new RunningReplica(key, command, process, now(), checkpointDir, markerAtStart);
+    }
+
+    private Outcome stop(StopJob command) {
+        HostedNode node = nodes.get(command.getNodeId());
+        if (node == null) {
+            return Outcome.NOT_HOSTED;
+        }
+        if (command.getNodeEpoch() != node.epoch()) {
+            return stale(command.getNodeId(), command.getNodeEpoch(), node.epoch(), "StopJob " + command.getJobId());
+        }
+        List<RunningReplica> replicas = running.values().stream()
+                .filter(r -> r.key().nodeId().equals(command.getNodeId()) && r.key().jobId().equals(command.getJobId()))
+                .toList();
+        if (replicas.isEmpty()) {
+            LOG.infof("StopJob for %s on %s: nothing runs (already exited?)", command.getJobId(), command.getNodeId());
+            return Outcome.UNKNOWN_JOB;
+        }
+        Duration grace = Duration.ofSeconds(Math.max(0, command.getGracePeriodSeconds()));
+        replicas.forEach(replica -> stop(replica, grace, command.getReason().toString(), true));
+        return Outcome.STOPPING;
+    }
+
+    /** SIGTERM now, SIGKILL after the grace period if the process is still there. */
+    private void stop(RunningReplica replica, Duration grace, String why, boolean byScheduler) {
+        if (!replica.markStopping(byScheduler)) {
+            return;
+        }
+        LOG.infof("stopping %s (%s): SIGTERM, SIGKILL after %s", replica.key(), why, grace);
+        ProcessTree.terminate(replica.process().toHandle());
+        replica.killTimer(timers.schedule(() -> {
+            if (replica.process().isAlive()) {
+                LOG.warnf("%s outlived its %s grace period: SIGKILL", replica.key(), grace);
+                ProcessTree.kill(replica.process().toHandle());
+            }
+        }, grace.toMillis(), TimeUnit.MILLISECONDS));
+    }
+
+    private Outcome stale(String nodeId, long commandEpoch, long currentEpoch, String what) {
+        metrics.staleCommands.increment();
+        LOG.warnf("ignored %s for node %s: epoch %d, the node is at epoch %d", what, nodeId, commandEpoch, currentEpoch);
+        return Outcome.STALE_EPOCH;
+    }
+
+    private void exited(RunningReplica replica) {
+        try {
+            Instant endedAt = now();
+            int exitCode = replica.process().exitValue();
+            replica.cancelKillTimer();
+            replica.usage().close(endedAt).ifPresent(tile -> reportUsage(replica, tile));
+            reports.jobEvent(replica.key().jobId(), JobExited.newBuilder()
+                    .setNodeId(replica.key().nodeId())
+                    .setReplicaIndex(replica.key().replicaIndex())
+                    .setExitCode(exitCode)
+                    // Ended by Allot (StopJob, or the agent's own shutdown), not by itself: never a job verdict.
+                    .setStopped(replica.stopRequested())
+                    .build(), endedAt);
+            LOG.infof("%s exited with %d%s", replica.key(), exitCode, replica.stopRequested() ? " (stopped)" : "");
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "could not report the exit of %s", replica.key());
+        } finally {
+            running.remove(replica.key(), replica);
+            metrics.processesExited.increment();
+            synchronized (replica) { // not between a usage report's ledger update and its write
+                replica.markExited();
+                try {
+                    ledger(replica.key().nodeId()).forget(replica.key().jobId(), replica.key().replicaIndex());
+                } catch (RuntimeException e) {
+                    LOG.warnf(e, "could not forget %s in the process ledger", replica.key());
+                }
+            }
+            replica.exitReported().complete(null);
+        }
+    }
+
+    /**
+     * An operator on this machine asks to drain one of its nodes (or to take work again). The agent only
+     * publishes the request; the scheduler stops placing, releases jobs as their contracts allow, and
+     * publishes NodeDrained. False when the node is not hosted here.
+     */
+    public boolean requestDrain(String nodeId, String requestedBy, String reason) {
+        HostedNode node = nodes.get(nodeId);
+        if (node == null) {
+            return false;
+        }
+        reports.nodeStatus(nodeId, NodeDrainRequested.newBuilder()
+                .setCluster(node.cluster()).setRequestedBy(requestedBy).setReason(reason).build(), now());
+        LOG.infof("drain of %s requested by %s (%s)", nodeId, requestedBy, reason);
+        return true;
+    }
+
+    public boolean requestUndrain(String nodeId, String requestedBy) {
+        HostedNode node = nodes.get(nodeId);
+        if (node == null) {
+            return false;
+        }
+        reports.nodeStatus(nodeId, NodeUndrained.newBuilder()
+                .setCluster(node.cluster()).setRequestedBy(requestedBy).build(), now());
+        LOG.infof("%s takes work again (asked by %s)", nodeId, requestedBy);
+        return true;
+    }
+
+    /** Job ids with a live process on the node, sorted. */
+    public List<String> runningJobs(String nodeId) {
+        return running.keySet().stream().filter(k -> k.nodeId().equals(nodeId)).map(ReplicaKey::jobId)
+                .distinct().sorted().toList();
+    }
+
+    /** Heartbeat of every node, with its running jobs and mean GPU utilisation when the backend knows it. */
+    public void heartbeat() {
+        Instant now = now();
+        for (HostedNode node : nodes.values()) {
+            List<Gpu> gpus = node.backend().gpus();
+            List<RunningReplica> onNode = running.values().stream()
+                    .filter(r -> r.key().nodeId().equals(node.nodeId())).toList();
+            for (RunningReplica replica : onNode) {
+                gpus.stream().filter(g -> replica.command().getGpuIndices().contains(g.index()) && g.utilisation() != null)
+                        .mapToDouble(Gpu::utilisation).average()
+                        .ifPresent(replica.usage()::sampleUtilisation);
+            }
+            OptionalDouble mean = gpus.stream().filter(g -> g.utilisation() != null).mapToDouble(Gpu::utilisation).average();
+            reports.nodeStatus(node.nodeId(), NodeHeartbeat.newBuilder()
+                    .setCluster(node.cluster())
+                    .setEpoch(node.epoch())
+                    .setRunningJobs(onNode.stream().map(r -> r.key().jobId()).distinct().sorted().toList())
+                    .setMeanGpuUtilisation(mean.isPresent() ? mean.getAsDouble() : null)
+                    .build(), now);
+        }
+    }
+
+    /** One usage tile per running replica, from its last report to now. */
+    public void reportUsage() {
+        Instant now = now();
+        for (RunningReplica replica : running.values()) {
+            replica.usage().cut(now).ifPresent(tile -> {
+                reportUsage(replica, tile);
+                remember(replica);
+            });
+        }
+    }
+
+    private void reportUsage(RunningReplica replica, UsageMeter.Tile tile) {
+        StartJob command = replica.command();
+        reports.usage(UsageReported.newBuilder()
+                .setJobId(replica.key().jobId())
+                .setAccount(command.getBudget())
+                .setCluster(command.getCluster())
+                .setNodeId(replica.key().nodeId())
+                .setGpus(tile.gpus())
+                .setIntervalStart(tile.start())
+                .setIntervalEnd(tile.end())
+                .setGpuSeconds(tile.gpuSeconds())
+                .setChargeMode(command.getChargeMode())
+                .setMeanGpuUtilisation(tile.meanUtilisation())
+                .build());
+    }
+
+    /** Looks at every running replica's checkpoint marker; a changed modification time is a checkpoint. */
+    public void pollCheckpoints() {
+        for (RunningReplica replica : running.values()) {
+            Path marker = replica.checkpointMarker();
+            if (replica.markerChanged(markerTime(marker))) {
+                checkpointed(replica, locationIn(marker).orElse(replica.checkpointDir().toString()));
+            }
+        }
+    }
+
+    /**
+     * A job called back to say it checkpointed. Without a replica index, every replica of the job this agent
+     * runs is reported. Returns how many were.
+     */
+    public int checkpointCallback(String jobId, Integer replicaIndex, String location) {
+        List<RunningReplica> replicas = running.values().stream()
+                .filter(r -> r.key().jobId().equals(jobId)
+                        && (replicaIndex == null || r.key().replicaIndex() == replicaIndex))
+                .toList();
+        replicas.forEach(r -> checkpointed(r, location));
+        return replicas.size();
+    }
+
+    private void checkpointed(RunningReplica replica, String location) {
+        metrics.checkpoints.increment();
+        reports.jobEvent(replica.key().jobId(), JobCheckpointed.newBuilder()
+                .setNodeId(replica.key().nodeId())
+                .setReplicaIndex(replica.key().replicaIndex())
+                .setLocation(location)
+                .build(), now());
+        LOG.infof("%s checkpointed (%s)", replica.key(), location);
+    }
+
+    /**
+     * Stops everything on shutdown: SIGTERM, SIGKILL after the grace, and waits (a little longer) until the
+     * exits are reported, so that usage tiles end at the real release.
+     */
+    public void stopAll(Duration grace) {
+        List<RunningReplica> replicas = new ArrayList<>(running.values());
+        if (replicas.isEmpty()) {
+            return;
+        }
+        replicas.forEach(r -> stop(r, grace, "agent shutdown", false));
+        try {
+            java.util.concurrent.CompletableFuture.allOf(replicas.stream().map(RunningReplica::exitReported)
+                    .toArray(java.util.concurrent.CompletableFuture[]::new))
+                    .get(grace.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.warnf("not every exit was reported before shutdown: %s", e.toString());
+        }
+    }
+
+    /**
+     * Writes the replica to its node's ledger, unless its exit was already reported (a late usage report must
+     * not resurrect the entry). A failure is logged, not thrown: the process runs and its exit must be reported.
+     */
+    private void remember(RunningReplica replica) {
+        synchronized (replica) {
+            if (replica.exited()) {
+                return;
+            }
+            try {
+                ledger(replica.key().nodeId()).record(ledgerEntry(replica));
+            } catch (RuntimeException e) {
+                LOG.warnf(e, "could not write %s to the process ledger; a restart would not fence it", replica.key());
+            }
+        }
+    }
+
+    ProcessLedger ledger(String nodeId) {
+        return ledgers.computeIfAbsent(nodeId, id -> new ProcessLedger(state.processesDir(id)));
+    }
+
+    private ProcessLedger.Entry ledgerEntry(RunningReplica replica) {
+        StartJob command = replica.command();
+        long processStart = replica.process().toHandle().info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        return new ProcessLedger.Entry(replica.key().jobId(), replica.key().replicaIndex(), command.getNodeEpoch(),
+                replica.process().pid(), processStart, command.getGpuIndices().size(), command.getBudget(),
+                command.getCluster(), command.getChargeMode().toString(), replica.usage().reportedUntil());
+    }
+
+    private static FileTime markerTime(Path marker) {
+        try {
+            return Files.exists(marker) ? Files.getLastModifiedTime(marker) : null;
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** The marker's first line, when the job wrote where its checkpoint is. */
+    private static Optional<String> locationIn(Path marker) {
+        try {
+            String content = Files.readString(marker, StandardCharsets.UTF_8).strip();
+            String first = content.lines().findFirst().orElse("").strip();
+            return first.isEmpty() ? Optional.empty() : Optional.of(first.length() > 1000 ? first.substring(0, 1000) : first);
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    private Instant now() {
+        return Instant.ofEpochMilli(clock.millis());
+    }
+}

@@ -1,0 +1,134 @@
+package dev.allot.nodeagent;
+
+import dev.allot.nodeagent.process.ProcessLedger;
+import dev.allot.nodeagent.process.ProcessTree;
+import dev.allot.schemas.ChargeMode;
+import dev.allot.schemas.JobExited;
+import dev.allot.schemas.UsageReported;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * Fences what an earlier run of the agent left behind, before the node registers under a new epoch.
+ *
+ * <p>The rule: every process in a node's ledger was started under an older epoch (the new one does not
+ * exist yet), and the scheduler fences everything of an older epoch, so each is stale. A live one is
+ * killed (SIGTERM to its tree, SIGKILL after the grace) and reported as {@code JobExited} with 128+signal and
+ * {@code stopped=true} (Allot ended it, the job did not fail: the scheduler must not turn it into a verdict;
+ * it has fenced or lost the node already); its GPU time since the last usage report is reported too, since it
+ * did hold the GPUs. One that already ended while no agent watched is reported as {@code JobExited} with exit
+ * code -1 (unknown), {@code stopped=false} (it ended by itself) and no further usage, its end time unknown. A pid whose process start time differs
+ * from the ledger's is a recycled pid: never touched.
+ */
+public final class StaleProcessReaper {
+
+    private static final Logger LOG = Logger.getLogger(StaleProcessReaper.class);
+    public static final int EXIT_UNKNOWN = -1;
+
+    private final AgentReports reports;
+    private final AgentMetrics metrics;
+    private final Clock clock;
+
+    public StaleProcessReaper(AgentReports reports, AgentMetrics metrics, Clock clock) {
+        this.reports = reports;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    private record Stale(String nodeId, ProcessLedger ledger, ProcessLedger.Entry entry, Optional<ProcessHandle> live) {
+    }
+
+    /** Kills and reports every process in the ledgers; returns how many were still alive. */
+    public int reap(List<String> nodeIds, java.util.function.Function<String, ProcessLedger> ledgers, Duration grace) {
+        List<Stale> stale = new ArrayList<>();
+        for (String nodeId : nodeIds) {
+            ProcessLedger ledger = ledgers.apply(nodeId);
+            for (ProcessLedger.Entry entry : ledger.entries()) {
+                stale.add(new Stale(nodeId, ledger, entry, sameProcess(entry)));
+            }
+        }
+        stale.stream().flatMap(s -> s.live().stream()).forEach(ProcessTree::terminate);
+        long deadline = System.nanoTime() + grace.toNanos();
+        int killed = 0;
+        for (Stale s : stale) {
+            int exitCode = EXIT_UNKNOWN;
+            if (s.live().isPresent()) {
+                ProcessHandle process = s.live().get();
+                exitCode = 128 + 15;
+                if (!awaitExit(process, deadline)) {
+                    ProcessTree.kill(process);
+                    awaitExit(process, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+                    exitCode = 128 + 9;
+                }
+                killed++;
+                metrics.staleProcessesKilled.increment();
+                Instant end = Instant.ofEpochMilli(clock.millis());
+                reportUsage(s.nodeId(), s.entry(), end);
+                LOG.warnf("killed stale process %d of %s.r%d on %s (epoch %d)", s.entry().pid(), s.entry().jobId(),
+                        s.entry().replicaIndex(), s.nodeId(), s.entry().nodeEpoch());
+            } else {
+                LOG.warnf("stale process %d of %s.r%d on %s ended while no agent watched", s.entry().pid(),
+                        s.entry().jobId(), s.entry().replicaIndex(), s.nodeId());
+            }
+            reports.jobEvent(s.entry().jobId(), JobExited.newBuilder()
+                    .setNodeId(s.nodeId())
+                    .setReplicaIndex(s.entry().replicaIndex())
+                    .setExitCode(exitCode)
+                    .setStopped(s.live().isPresent())
+                    .build(), Instant.ofEpochMilli(clock.millis()));
+            s.ledger().forget(s.entry().jobId(), s.entry().replicaIndex());
+        }
+        reports.flush();
+        return killed;
+    }
+
+    private void reportUsage(String nodeId, ProcessLedger.Entry entry, Instant end) {
+        if (!end.isAfter(entry.usageReportedUntil())) {
+            return;
+        }
+        long millis = end.toEpochMilli() - entry.usageReportedUntil().toEpochMilli();
+        reports.usage(UsageReported.newBuilder()
+                .setJobId(entry.jobId())
+                .setAccount(entry.account())
+                .setCluster(entry.cluster())
+                .setNodeId(nodeId)
+                .setGpus(entry.gpus())
+                .setIntervalStart(entry.usageReportedUntil())
+                .setIntervalEnd(end)
+                .setGpuSeconds(entry.gpus() * millis / 1000.0)
+                .setChargeMode(ChargeMode.valueOf(entry.chargeMode()))
+                .setMeanGpuUtilisation(null)
+                .build());
+    }
+
+    /** The live process the entry names, if the pid still belongs to it (same start time). */
+    static Optional<ProcessHandle> sameProcess(ProcessLedger.Entry entry) {
+        return ProcessHandle.of(entry.pid())
+                .filter(ProcessHandle::isAlive)
+                .filter(handle -> handle.info().startInstant()
+                        .map(start -> entry.processStartMillis() == 0
+                                || Math.abs(start.toEpochMilli() - entry.processStartMillis()) < 2_000)
+                        .orElse(false));
+    }
+
+    private static boolean awaitExit(ProcessHandle process, long deadlineNanos) {
+        try {
+            long wait = Math.max(0, deadlineNanos - System.nanoTime());
+            process.onExit().get(wait, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return !process.isAlive();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !process.isAlive();
+        } catch (java.util.concurrent.ExecutionException e) {
+            return !process.isAlive();
+        }
+    }
+}

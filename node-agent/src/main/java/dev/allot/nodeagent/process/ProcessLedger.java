@@ -1,0 +1,95 @@
+package dev.allot.nodeagent.process;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The processes one node's agent started, on disk, so that a restarted agent can find and fence them.
+ * One small properties file per replica, written at start (and when usage is reported), removed at exit.
+ */
+public final class ProcessLedger {
+
+    /** What is remembered of a replica's process. {@code startedAtMillis} guards against pid reuse. */
+    public record Entry(String jobId, int replicaIndex, long nodeEpoch, long pid, long processStartMillis,
+                        int gpus, String account, String cluster, String chargeMode, Instant usageReportedUntil) {
+    }
+
+    private final Path dir;
+
+    public ProcessLedger(Path dir) {
+        this.dir = dir;
+    }
+
+    public void record(Entry entry) {
+        Properties p = new Properties();
+        p.setProperty("jobId", entry.jobId());
+        p.setProperty("replicaIndex", Integer.toString(entry.replicaIndex()));
+        p.setProperty("nodeEpoch", Long.toString(entry.nodeEpoch()));
+        p.setProperty("pid", Long.toString(entry.pid()));
+        p.setProperty("processStartMillis", Long.toString(entry.processStartMillis()));
+        p.setProperty("gpus", Integer.toString(entry.gpus()));
+        p.setProperty("account", entry.account());
+        p.setProperty("cluster", entry.cluster());
+        p.setProperty("chargeMode", entry.chargeMode());
+        p.setProperty("usageReportedUntil", Long.toString(entry.usageReportedUntil().toEpochMilli()));
+        Path file = file(entry.jobId(), entry.replicaIndex());
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        try (Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+            p.store(out, "process started by the Allot node agent");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public void forget(String jobId, int replicaIndex) {
+        try {
+            Files.deleteIfExists(file(jobId, replicaIndex));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Every entry on disk; unreadable files are skipped (and left for a human). */
+    public List<Entry> entries() {
+        List<Entry> entries = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.properties")) {
+            for (Path file : files) {
+                Properties p = new Properties();
+                try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                    p.load(in);
+                    entries.add(new Entry(p.getProperty("jobId"), Integer.parseInt(p.getProperty("replicaIndex")),
+                            Long.parseLong(p.getProperty("nodeEpoch")), Long.parseLong(p.getProperty("pid")),
+                            Long.parseLong(p.getProperty("processStartMillis")),
+                            Integer.parseInt(p.getProperty("gpus")), p.getProperty("account"),
+                            p.getProperty("cluster"), p.getProperty("chargeMode"),
+                            Instant.ofEpochMilli(Long.parseLong(p.getProperty("usageReportedUntil")))));
+                } catch (IOException | RuntimeException e) {
+                    // not ours or corrupt: nothing safe to kill
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return entries;
+    }
+
+    private Path file(String jobId, int replicaIndex) {
+        return dir.resolve(jobId.replaceAll("[^A-Za-z0-9._-]", "_") + ".r" + replicaIndex + ".properties");
+    }
+}

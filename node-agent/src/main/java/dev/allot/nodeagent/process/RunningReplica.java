@@ -1,0 +1,115 @@
+package dev.allot.nodeagent.process;
+
+import dev.allot.schemas.StartJob;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.concurrent.ScheduledFuture;
+
+/** A replica's live process and what the agent tracks about it. */
+public final class RunningReplica {
+
+    private final ReplicaKey key;
+    private final StartJob command;
+    private final Process process;
+    private final Instant startedAt;
+    private final UsageMeter usage;
+    private final Path checkpointDir;
+    private volatile FileTime lastCheckpointMarker;
+    private volatile boolean stopRequested;
+    private volatile boolean stoppedByScheduler;
+    private volatile boolean exited;
+    private volatile ScheduledFuture<?> killTimer;
+    private final java.util.concurrent.CompletableFuture<Void> exitReported = new java.util.concurrent.CompletableFuture<>();
+
+    public RunningReplica(ReplicaKey key, StartJob command, Process process, Instant startedAt, Path checkpointDir,
+                          FileTime markerAtStart) {
+        this.key = key;
+        this.command = command;
+        this.process = process;
+        this.startedAt = startedAt;
+        this.usage = new UsageMeter(command.getGpuIndices().size(), startedAt);
+        this.checkpointDir = checkpointDir;
+        this.lastCheckpointMarker = markerAtStart;
+    }
+
+    public ReplicaKey key() {
+        return key;
+    }
+
+    public StartJob command() {
+        return command;
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    public Instant startedAt() {
+        return startedAt;
+    }
+
+    public UsageMeter usage() {
+        return usage;
+    }
+
+    public Path checkpointDir() {
+        return checkpointDir;
+    }
+
+    public Path checkpointMarker() {
+        return checkpointDir.resolve("checkpoint");
+    }
+
+    /** True when the marker's modification time differs from the last one seen; remembers the new one. */
+    public synchronized boolean markerChanged(FileTime current) {
+        if (current == null || current.equals(lastCheckpointMarker)) {
+            return false;
+        }
+        lastCheckpointMarker = current;
+        return true;
+    }
+
+    public boolean stopRequested() {
+        return stopRequested;
+    }
+
+    /** True when a StopJob (not the agent's own shutdown) ended it: JobExited.stopped. */
+    public boolean stoppedByScheduler() {
+        return stoppedByScheduler;
+    }
+
+    /** Marks the replica as stopping; false when it already was. */
+    public synchronized boolean markStopping(boolean byScheduler) {
+        stoppedByScheduler |= byScheduler;
+        if (stopRequested) {
+            return false;
+        }
+        stopRequested = true;
+        return true;
+    }
+
+    public void killTimer(ScheduledFuture<?> timer) {
+        this.killTimer = timer;
+    }
+
+    public boolean exited() {
+        return exited;
+    }
+
+    public void markExited() {
+        exited = true;
+    }
+
+    /** Completes once the exit (last usage tile and JobExited) has been handed to the producer. */
+    public java.util.concurrent.CompletableFuture<Void> exitReported() {
+        return exitReported;
+    }
+
+    public void cancelKillTimer() {
+        ScheduledFuture<?> timer = killTimer;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+}
