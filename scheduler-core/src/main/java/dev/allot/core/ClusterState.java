@@ -25,9 +25,79 @@ final class ClusterState {
     final TreeMap<String, int[]> rates = new TreeMap<>();
     final ArrayList<Reservation> reservations = new ArrayList<>();
     AccountRanking lastRanking = AccountRanking.flat();
+    /** The order of the last pass (may hold jobs that left since) and the ranks it was sorted with. */
+    PassOrder order;
+    /** Waiting jobs per account, sorted by the within-account rule (may hold stale entries). */
+    final TreeMap<String, ArrayList<Job>> byAccount = new TreeMap<>();
+    java.util.Comparator<JobView> orderWithin;
+    /** Jobs that joined the waiting set since the last pass. */
+    final ArrayList<Job> arrivals = new ArrayList<>();
+    long lastPassAt = -1;
+    long lastPassNo = -1;
+
 
     ClusterState(String name) {
         this.name = name;
+    }
+
+    /** Waiting unallocated jobs by GPUs per replica; waiting jobs with a known duration; minimum runtimes waiting. */
+    private final TreeMap<Integer, Integer> unallocatedByGpus = new TreeMap<>();
+    private int withExpectedDuration;
+    /** Allocated waiting jobs: GPUs per replica to a multiset of their minimum runtimes. */
+    private final TreeMap<Integer, TreeMap<Long, Integer>> minRuntimesByGpus = new TreeMap<>();
+
+    void addWaiting(Job j) {
+        if (waiting.put(j.jobId(), j) == null) {
+            count(j, 1);
+        }
+    }
+
+    void removeWaiting(Job j) {
+        if (waiting.remove(j.jobId()) != null) {
+            count(j, -1);
+        }
+    }
+
+    private void count(Job j, int d) {
+        if (j.mode == ChargeMode.UNALLOCATED) {
+            bump(unallocatedByGpus, j.request.gpusPerReplica(), d);
+        } else {
+            TreeMap<Long, Integer> m = minRuntimesByGpus.computeIfAbsent(j.request.gpusPerReplica(),
+                    k -> new TreeMap<>());
+            bump(m, j.request.minRuntimeMillis(), d);
+            if (m.isEmpty()) {
+                minRuntimesByGpus.remove(j.request.gpusPerReplica());
+            }
+        }
+        if (j.request.expectedDurationMillis() >= 0) {
+            withExpectedDuration += d;
+        }
+    }
+
+    private static <K> void bump(TreeMap<K, Integer> m, K k, int d) {
+        int v = m.getOrDefault(k, 0) + d;
+        if (v == 0) {
+            m.remove(k);
+        } else {
+            m.put(k, v);
+        }
+    }
+
+    /** Could some waiting job backfill a reserved node with {@code free} GPUs due in {@code untilDue} ms? */
+    boolean mayHaveBackfill(int free, long untilDue) {
+        if (!unallocatedByGpus.isEmpty() && unallocatedByGpus.firstKey() <= free) {
+            // (unallocated jobs may backfill: the holder can displace them at any time)
+            return true;
+        }
+        if (withExpectedDuration > 0) {
+            return true;
+        }
+        for (var e : minRuntimesByGpus.headMap(free, true).values()) {
+            if (e.firstKey() <= untilDue) {
+                return true;
+            }
+        }
+        return false;
     }
 
     int capacityGpus() {

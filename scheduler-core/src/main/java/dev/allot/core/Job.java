@@ -24,8 +24,16 @@ final class Job implements JobView {
     String missing = "";
     String reservedFor;
     long passAt = -1;
+    long passNo = -1;
+    /** Free open nodes of the right size seen by the pass that held it for want of resources. */
+    int openNodesSeen;
+    int accountId;
     /** Scratch: account rank in the current pass. */
     int rank;
+    /** Waiting and not yet merged into its cluster's cached order. */
+    boolean arrived;
+    /** The account list this job sits in (null after it re-arrived). */
+    List<Job> listedIn;
     /** Scratch: the pass (by counter) in which the job was placed. */
     long placedInPass = -1;
 

@@ -15,8 +15,6 @@ import dev.allot.core.policy.BudgetView;
 import dev.allot.core.policy.PolicyContext;
 import dev.allot.core.policy.PreemptionVerdict;
 import dev.allot.core.policy.SchedulingPolicy;
-import dev.allot.core.preemption.Candidate;
-import dev.allot.core.preemption.VictimSelector;
 import dev.allot.core.reservation.Reservation;
 import dev.allot.core.reservation.ReservationPlanner;
 import dev.allot.core.usage.UsageLedger;
@@ -72,6 +70,8 @@ public final class Scheduler {
     private final HashMap<String, Node> nodeById = new HashMap<>();
     private final LinkedHashMap<String, Job> jobs = new LinkedHashMap<>();
     private final ArrayList<Decision> pending = new ArrayList<>();
+    /** Account name to a dense id, for array-indexed caches. */
+    private final HashMap<String, Integer> accountIds = new HashMap<>();
     private long now = Long.MIN_VALUE;
     private long accountedUntil = Long.MIN_VALUE;
     private long passCounter;
@@ -275,6 +275,7 @@ public final class Scheduler {
             return;
         }
         Job j = new Job(request, jobs.size());
+        j.accountId = accountIds.computeIfAbsent(request.account(), a -> accountIds.size());
         jobs.put(request.jobId(), j);
         Optional<String> invalid = Contract.validate(request, config.maxMinRuntimeMillis());
         if (invalid.isPresent()) {
@@ -283,7 +284,18 @@ public final class Scheduler {
             pending.add(new Decision.Reject(request.jobId(), request.account(), invalid.get()));
             return;
         }
-        cluster(request.cluster()).waiting.put(request.jobId(), j);
+        ClusterState cs = cluster(request.cluster());
+        cs.addWaiting(j);
+        arrive(cs, j);
+    }
+
+    /** A job (re)joins the waiting set: the next pass merges it into its account's sorted list. */
+    private static void arrive(ClusterState cs, Job j) {
+        if (!j.arrived) {
+            j.arrived = true;
+            cs.arrivals.add(j);
+        }
+        j.listedIn = null;
     }
 
     /** The job is withdrawn: waiting jobs finish at once, running jobs release their GPUs. */
@@ -333,7 +345,7 @@ public final class Scheduler {
         if (j.state == JobState.RUNNING) {
             release(cs, j, t);
         } else if (j.state == JobState.WAITING) {
-            cs.waiting.remove(jobId);
+            cs.removeWaiting(j);
         } else {
             return;
         }
@@ -353,7 +365,7 @@ public final class Scheduler {
             }
             replicas.add(new ReplicaPlacement(n.nodeId(), n.epoch(), l));
         }
-        cs.waiting.remove(j.jobId());
+        cs.removeWaiting(j);
         cs.running.put(j.jobId(), j);
         j.state = JobState.RUNNING;
         j.placement = List.copyOf(replicas);
@@ -405,7 +417,8 @@ public final class Scheduler {
         if (!keepSubmitTime) {
             j.queuedSince = t;
         }
-        cs.waiting.put(j.jobId(), j);
+        cs.addWaiting(j);
+        arrive(cs, j);
     }
 
     // ---------------------------------------------------------------- time and passes
@@ -469,27 +482,62 @@ public final class Scheduler {
         // 3. ranking and order
         AccountRanking ranking = policy.rankAccounts(p);
         cs.lastRanking = ranking;
-        ArrayList<Job> order = new ArrayList<>(cs.waiting.values());
-        for (Job j : order) {
-            j.rank = ranking.rankOf(j.account());
-        }
-        Comparator<JobView> within = policy.withinAccount();
-        order.sort((a, b) -> {
-            int c = Integer.compare(((Job) a).rank, ((Job) b).rank);
-            return c != 0 ? c : within.compare(a, b);
-        });
+        PassOrder order = order(cs, ranking);
+        cs.lastPassAt = t;
+        cs.lastPassNo = passCounter;
         // 4. walk
         HashSet<String> confirmed = new HashSet<>();
         ArrayList<int[]> preemptionFailed = new ArrayList<>();
+        ArrayList<int[]> freeFailed = new ArrayList<>();
+        ArrayList<int[]> freeFailedBackfill = new ArrayList<>();
+        boolean settled = false; // once true it stays true: only blocked jobs ranked first move reservations
         int position = 0;
-        for (Job j : order) {
+        walk:
+        for (int g = 0; g < order.groups.size(); g++) {
+          List<Job> group = order.groups.get(g);
+          for (int idx = 0; idx < group.size(); idx++) {
+            Job j = group.get(idx);
+            if (!order.valid(j, g)) {
+                continue; // placed or cancelled since the order was built
+            }
             position++;
+            if (position % 64 == 1 && hopeless(cs, p, preemptionFailed, confirmed)) {
+                // Nothing later in the order can change anything: no free GPU anywhere (that later jobs
+                // could use), a better-ranked job found nothing to displace, and every reservation is
+                // held. The rest wait for want of resources; explainWaiting derives their place.
+                order.restGroup = g;
+                order.restIndex = idx;
+                order.restPositionBase = position - 1;
+                break walk;
+            }
             j.position = position;
             j.passAt = t;
+            j.passNo = passCounter;
             j.reservedFor = null;
             j.missing = "";
             int replicas = j.request.replicas();
             int gpus = j.request.gpusPerReplica();
+            // Fast path: a better-ranked job of a shape no larger found no free GPUs (with the same
+            // backfill rights) and nothing to displace, and reservations are settled: this job is
+            // held the same way. Keeps a pass over 10,000 blocked jobs cheap.
+            if (!settled) {
+                settled = reservationsSettled(cs, confirmed);
+            }
+            if (settled && (!policy.mayPreempt(j, p) || dominatedByFailure(preemptionFailed, replicas, gpus))) {
+                boolean plain = dominatedByFailure(freeFailed, replicas, gpus);
+                boolean withBackfill = cs.reservations.isEmpty() ? plain
+                        : dominatedByFailure(freeFailedBackfill, replicas, gpus);
+                boolean held = plain && withBackfill;
+                if (plain != withBackfill) {
+                    held = mayBackfillAny(cs, p, j) ? withBackfill : plain;
+                }
+                if (held && policy.admits(j, p)) {
+                    j.hold = Hold.MISSING_RESOURCE;
+                    j.missing = null;
+                    j.openNodesSeen = cs.open.countAtLeast(gpus);
+                    continue;
+                }
+            }
             // (a) shape
             int able = 0;
             for (Node n : cs.nodes.values()) {
@@ -509,9 +557,13 @@ public final class Scheduler {
                 j.missing = "admission limit of policy " + policy.name();
                 continue;
             }
-            Reservation own = cs.reservationOf(j.jobId());
+            Reservation own = cs.reservations.isEmpty() ? null : cs.reservationOf(j.jobId());
             // (c) free GPUs
             List<Node> fit = fitFree(cs, p, j, own);
+            if (fit == null && own == null) {
+                boolean bf = !cs.reservations.isEmpty() && mayBackfillAny(cs, p, j);
+                (bf ? freeFailedBackfill : freeFailed).add(new int[] {replicas, gpus});
+            }
             if (fit != null) {
                 if (own != null) {
                     dropReservation(cs, own);
@@ -522,8 +574,11 @@ public final class Scheduler {
                 continue;
             }
             // (d) preemption
-            if (policy.mayPreempt(j, p) && !dominatedByFailure(preemptionFailed, replicas, gpus)) {
-                if (preempt(cs, p, j, own, position, ranking, out)) {
+            if (policy.mayPreempt(j, p) && !dominatedByFailure(preemptionFailed, replicas, gpus)
+                    && !probeFails(cs, p, j, preemptionFailed)) {
+                if (preempt(cs, p, j, own, position, ranking, out, replicas, gpus)) {
+                    freeFailed.clear(); // victims may free more than the preemptor takes
+                    freeFailedBackfill.clear();
                     continue;
                 }
                 preemptionFailed.add(new int[] {replicas, gpus});
@@ -557,9 +612,10 @@ public final class Scheduler {
                         + " and would neither end nor be preemptible before the reservation is due";
             } else {
                 j.hold = Hold.MISSING_RESOURCE;
-                j.missing = replicas + " nodes with " + gpus + " free GPUs; " + openNodes
-                        + " such nodes free and nothing it may preempt";
+                j.missing = null; // worded on demand by explainWaiting
+                j.openNodesSeen = openNodes;
             }
+          }
         }
         // 5. reservations not confirmed by this pass
         for (Reservation r : List.copyOf(cs.reservations)) {
@@ -567,6 +623,176 @@ public final class Scheduler {
                 dropReservation(cs, r);
             }
         }
+    }
+
+    /**
+     * The order of this pass. Re-sorting 10,000 jobs on every pass would dominate an incremental
+     * decision, and Fair Tree ranks change whenever ratios cross. So each account keeps its waiting
+     * jobs sorted by the within-account rule (arrivals inserted by binary search), and a pass only
+     * sorts the accounts by rank and concatenates; accounts sharing a rank are merged by the
+     * within-account rule (a flat policy's FIFO).
+     */
+    private PassOrder order(ClusterState cs, AccountRanking ranking) {
+        Comparator<JobView> within = policy.withinAccount();
+        if (cs.orderWithin != within) {
+            cs.byAccount.clear();
+            cs.arrivals.clear();
+            for (Job j : cs.waiting.values()) {
+                j.arrived = false;
+                arrive(cs, j);
+            }
+            cs.orderWithin = within;
+        }
+        // 1. merge arrivals into their account's list
+        for (Job j : cs.arrivals) {
+            if (!j.arrived) {
+                continue;
+            }
+            j.arrived = false;
+            if (j.state != JobState.WAITING) {
+                continue;
+            }
+            ArrayList<Job> list = cs.byAccount.computeIfAbsent(j.account(), k -> new ArrayList<>());
+            list.removeIf(o -> o.state != JobState.WAITING || o.listedIn != list || o == j);
+            int lo = 0;
+            int hi = list.size();
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (within.compare(list.get(mid), j) < 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            list.add(lo, j);
+            j.listedIn = list;
+        }
+        cs.arrivals.clear();
+        // 2. accounts by rank (then name), concatenated; shared ranks merged
+        ArrayList<String> accounts = new ArrayList<>(cs.byAccount.size());
+        for (var it = cs.byAccount.entrySet().iterator(); it.hasNext();) {
+            var e = it.next();
+            ArrayList<Job> list = e.getValue();
+            boolean any = false;
+            for (Job j : list) {
+                if (j.state == JobState.WAITING && j.listedIn == list) {
+                    any = true;
+                    break;
+                }
+            }
+            if (!any) {
+                it.remove();
+                continue;
+            }
+            accounts.add(e.getKey());
+        }
+        HashMap<String, Integer> rank = new HashMap<>();
+        for (String a : accounts) {
+            rank.put(a, ranking.rankOf(a));
+        }
+        accounts.sort(Comparator.comparingInt((String a) -> rank.get(a)).thenComparing(a -> a));
+        PassOrder out = new PassOrder();
+        for (int i = 0; i < accounts.size();) {
+            int r = rank.get(accounts.get(i));
+            int k = i;
+            while (k < accounts.size() && rank.get(accounts.get(k)) == r) {
+                k++;
+            }
+            if (k - i == 1) {
+                out.add(cs.byAccount.get(accounts.get(i)), false);
+            } else {
+                ArrayList<Job> mergedGroup = new ArrayList<>();
+                for (int x = i; x < k; x++) {
+                    ArrayList<Job> list = cs.byAccount.get(accounts.get(x));
+                    for (Job j : list) {
+                        if (j.state == JobState.WAITING && j.listedIn == list) {
+                            mergedGroup.add(j);
+                        }
+                    }
+                }
+                mergedGroup.sort(within);
+                out.add(mergedGroup, true);
+            }
+            i = k;
+        }
+        cs.order = out;
+        return out;
+    }
+
+    /**
+     * Before a full victim search: can this job displace anything at all (one GPU)? If not, no
+     * job ranked after it can either (their candidates are fewer), which is recorded as a (1 x 1)
+     * failure and lets the rest of the pass skip preemption.
+     */
+    private boolean probeFails(ClusterState cs, Pass p, Job j, List<int[]> preemptionFailed) {
+        if (dominatedByFailure(preemptionFailed, 1, 1)) {
+            return true;
+        }
+        VictimSearch search = p.victims();
+        if (search.nothingPreemptible() || !search.anyVictim(n -> eligibleFor(cs, p, j, n, 1),
+                v -> p.displaceable(j, v))) {
+            preemptionFailed.add(new int[] {1, 1});
+            return true;
+        }
+        return false;
+    }
+
+    private boolean eligibleFor(ClusterState cs, Pass p, Job j, Node n, int gpus) {
+        if (!n.available() || n.gpus() < gpus) {
+            return false;
+        }
+        String holder = n.reservedFor();
+        return holder == null || holder.equals(j.jobId()) || mayBackfill(p, j, cs.reservationOf(holder));
+    }
+
+    private boolean mayBackfillAny(ClusterState cs, Pass p, Job j) {
+        for (Reservation r : cs.reservations) {
+            if (!r.jobId().equals(j.jobId()) && mayBackfill(p, j, r)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** No reservation will be created or moved by a job further down this pass. */
+    private boolean reservationsSettled(ClusterState cs, HashSet<String> confirmed) {
+        if (!policy.reservesForBlockedJobs() || config.maxReservationsPerCluster() == 0) {
+            return true;
+        }
+        if (cs.reservations.size() < config.maxReservationsPerCluster()) {
+            return false;
+        }
+        for (Reservation r : cs.reservations) {
+            if (!confirmed.contains(r.jobId())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Early stop of the walk: see step 4. */
+    private boolean hopeless(ClusterState cs, Pass p, List<int[]> preemptionFailed, HashSet<String> confirmed) {
+        if (cs.open.freeGpus() > 0) {
+            return false;
+        }
+        for (Reservation r : cs.reservations) {
+            if (!confirmed.contains(r.jobId())) {
+                return false;
+            }
+            int free = 0;
+            for (String id : r.nodeIds()) {
+                free = Math.max(free, nodeById.get(id).freeGpus());
+            }
+            // free GPUs on reserved nodes matter only to jobs that may backfill them (conservatively:
+            // unallocated jobs small enough, jobs with a known duration, jobs whose protection ends in time)
+            if (free > 0 && cs.mayHaveBackfill(free, r.dueAtMillis() - p.t)) {
+                return false;
+            }
+        }
+        if (policy.reservesForBlockedJobs() && cs.reservations.size() < config.maxReservationsPerCluster()) {
+            return false;
+        }
+        return dominatedByFailure(preemptionFailed, 1, 1) || p.victims().nothingPreemptible();
     }
 
     private static boolean dominatedByFailure(List<int[]> failed, int replicas, int gpus) {
@@ -670,7 +896,7 @@ public final class Scheduler {
      */
     private boolean mayBackfill(Pass p, Job j, Reservation r) {
         Job rj = jobs.get(r.jobId());
-        boolean holderMayPreempt = policy.mayPreempt(rj, p);
+        boolean holderMayPreempt = p.holderMayPreempt(rj);
         if (j.mode == ChargeMode.UNALLOCATED && holderMayPreempt) {
             return true;
         }
@@ -682,41 +908,39 @@ public final class Scheduler {
         return holderMayPreempt && unprotectedFrom <= r.dueAtMillis() && p.displaceable(rj, j);
     }
 
+    /**
+     * Tries to make room for {@code j} (shape replicas x gpus) by displacing others. With
+     * {@code out == null} it only probes whether that is possible and changes nothing.
+     */
     private boolean preempt(ClusterState cs, Pass p, Job j, Reservation own, int position, AccountRanking ranking,
-            List<Decision> out) {
-        TreeMap<String, Integer> freeByNode = new TreeMap<>();
+            List<Decision> out, int replicas, int gpus) {
+        VictimSearch search = p.victims();
+        if (search.nothingPreemptible()) {
+            return false;
+        }
         HashMap<String, Boolean> backfillOk = new HashMap<>();
-        for (Node n : cs.nodes.values()) {
-            if (!n.available() || n.gpus() < j.request.gpusPerReplica()) {
-                continue;
+        VictimSearch.Eligibility eligible = n -> {
+            if (!n.available() || n.gpus() < gpus) {
+                return false;
             }
             String holder = n.reservedFor();
-            if (holder != null && !holder.equals(j.jobId())) {
-                Boolean ok = backfillOk.get(holder);
-                if (ok == null) {
-                    ok = mayBackfill(p, j, cs.reservationOf(holder));
-                    backfillOk.put(holder, ok);
-                }
-                if (!ok) {
-                    continue;
-                }
+            if (holder == null || holder.equals(j.jobId())) {
+                return true;
             }
-            freeByNode.put(n.nodeId(), n.freeGpus());
-        }
-        List<Candidate> candidates = p.candidatesFor(j);
-        if (candidates.isEmpty()) {
+            return backfillOk.computeIfAbsent(holder, h -> mayBackfill(p, j, cs.reservationOf(h)));
+        };
+        VictimSearch.Selection sel = search.select(replicas, gpus, eligible, v -> p.displaceable(j, v));
+        if (sel == null) {
             return false;
         }
-        Optional<VictimSelector.Selection> sel = VictimSelector.select(j.request.replicas(),
-                j.request.gpusPerReplica(), freeByNode, candidates);
-        if (sel.isEmpty()) {
-            return false;
+        if (out == null) {
+            return true;
         }
         long t = p.t;
         StringBuilder victims = new StringBuilder();
-        for (Candidate c : sel.get().victims()) {
-            Job v = jobs.get(c.jobId());
+        for (Job v : sel.victims()) {
             PreemptionVerdict verdict = v.mode == ChargeMode.UNALLOCATED ? null : p.verdict(j, v);
+            search.displaced(v);
             release(cs, v, t);
             boolean keep = v.request.resumable();
             toWaiting(cs, v, t, keep);
@@ -738,11 +962,7 @@ public final class Scheduler {
         if (own != null) {
             dropReservation(cs, own);
         }
-        ArrayList<Node> nodes = new ArrayList<>();
-        for (String id : sel.get().nodes()) {
-            nodes.add(nodeById.get(id));
-        }
-        place(cs, j, nodes, t);
+        place(cs, j, sel.nodes(), t);
         out.add(new Decision.Place(j.jobId(), j.account(), cs.name, j.placement, j.mode, j.protectedUntil,
                 placeReason(j, position, ranking, "GPUs freed by preempting " + victims)));
         return true;
@@ -867,8 +1087,8 @@ public final class Scheduler {
         final long t;
         private final HashMap<String, AccountUsage> usage;
         private HashMap<String, Integer> under;
-        private final HashMap<String, PreemptionVerdict> verdicts = new HashMap<>();
-        private List<Job> unprotected;
+        private final HashMap<String, HashMap<String, PreemptionVerdict>> verdicts = new HashMap<>();
+        private VictimSearch victims;
 
         Pass(ClusterState cs, long t) {
             this.cs = cs;
@@ -935,46 +1155,53 @@ public final class Scheduler {
         }
 
         PreemptionVerdict verdict(Job preemptor, Job victim) {
-            String key = preemptor.account() + '\u0000' + victim.account();
-            PreemptionVerdict v = verdicts.get(key);
+            HashMap<String, PreemptionVerdict> byVictim = verdicts.computeIfAbsent(preemptor.account(),
+                    k -> new HashMap<>());
+            PreemptionVerdict v = byVictim.get(victim.account());
             if (v == null) {
                 v = policy.mayDisplace(preemptor, victim, this);
-                verdicts.put(key, v);
+                byVictim.put(victim.account(), v);
             }
             return v;
         }
 
         /** May {@code preemptor} displace the allocated job {@code victim} once it is past protection? */
         boolean displaceable(Job preemptor, Job victim) {
-            return !preemptor.account().equals(victim.account()) && verdict(preemptor, victim).allowed();
+            if (preemptor.accountId == victim.accountId) {
+                return false;
+            }
+            if (allowedFor != preemptor.accountId) {
+                allowedFor = preemptor.accountId;
+                allowed = allowedByPreemptor.computeIfAbsent(preemptor.accountId, k -> new byte[accountIds.size()]);
+            }
+            if (victim.accountId >= allowed.length) {
+                allowed = java.util.Arrays.copyOf(allowed, accountIds.size());
+                allowedByPreemptor.put(preemptor.accountId, allowed);
+            }
+            byte a = allowed[victim.accountId];
+            if (a == 0) {
+                a = verdict(preemptor, victim).allowed() ? (byte) 1 : (byte) 2;
+                allowed[victim.accountId] = a;
+            }
+            return a == 1;
         }
 
-        List<Candidate> candidatesFor(Job preemptor) {
-            if (unprotected == null) {
-                unprotected = new ArrayList<>();
-                for (Job r : cs.running.values()) {
-                    if (preemptibleNow(r)) {
-                        unprotected.add(r);
-                    }
-                }
+        private final HashMap<Integer, byte[]> allowedByPreemptor = new HashMap<>();
+        private int allowedFor = -1;
+        private byte[] allowed;
+
+        private final HashMap<String, Boolean> holderMayPreempt = new HashMap<>();
+
+        boolean holderMayPreempt(Job holder) {
+            return holderMayPreempt.computeIfAbsent(holder.jobId(), h -> policy.mayPreempt(holder, this));
+        }
+
+        VictimSearch victims() {
+            if (victims == null) {
+                victims = new VictimSearch(cs.nodes.values(), cs.running.values(), this::preemptibleNow, t,
+                        passCounter);
             }
-            ArrayList<Candidate> out = new ArrayList<>();
-            for (Job r : unprotected) {
-                if (r.state != JobState.RUNNING || r.placedInPass == passCounter) {
-                    continue; // displaced or placed during this pass
-                }
-                boolean allocated = r.mode == ChargeMode.ALLOCATED;
-                if (allocated && !displaceable(preemptor, r)) {
-                    continue;
-                }
-                TreeMap<String, Integer> byNode = new TreeMap<>();
-                for (ReplicaPlacement rp : r.placement) {
-                    byNode.merge(rp.nodeId(), rp.gpuIndices().size(), Integer::sum);
-                }
-                out.add(new Candidate(r.jobId(), allocated, r.gpus(), r.request.resumable(),
-                        Math.max(0, t - r.lastCheckpoint), byNode));
-            }
-            return out;
+            return victims;
         }
     }
 
@@ -1024,9 +1251,15 @@ public final class Scheduler {
         if (cs == null) {
             return List.of();
         }
-        ArrayList<Job> l = new ArrayList<>(cs.waiting.values());
-        l.sort(Comparator.comparingInt((Job j) -> j.hold == Hold.NOT_YET_SCHEDULED ? Integer.MAX_VALUE : j.position)
-                .thenComparingLong(j -> j.seq));
+        ArrayList<JobView> l = new ArrayList<>(cs.waiting.size());
+        if (cs.order != null) {
+            l.addAll(cs.order.jobs());
+        }
+        for (Job j : cs.waiting.values()) {
+            if (j.listedIn == null) {
+                l.add(j); // arrived after the last pass
+            }
+        }
         return Collections.unmodifiableList(l);
     }
 
@@ -1072,15 +1305,29 @@ public final class Scheduler {
             return Optional.empty();
         }
         ClusterState cs = clusters.get(j.cluster());
-        if (j.hold == Hold.NOT_YET_SCHEDULED) {
-            return Optional.of(new WaitingExplanation(jobId, j.cluster(), 0, j.hold, List.of(), "", null, -1,
-                    "waiting for the next scheduling pass"));
+        if (j.hold == Hold.NOT_YET_SCHEDULED || cs.order == null || j.listedIn == null) {
+            return Optional.of(new WaitingExplanation(jobId, j.cluster(), 0, Hold.NOT_YET_SCHEDULED, List.of(), "",
+                    null, -1, "waiting for the next scheduling pass"));
+        }
+        if (j.passNo != cs.lastPassNo) {
+            // the last pass stopped walking before this job (step 4): derive its place from that pass
+            int position = cs.order.positionAfterStop(j);
+            j.position = position;
+            j.passNo = cs.lastPassNo;
+            j.passAt = cs.lastPassAt;
+            j.hold = Hold.MISSING_RESOURCE;
+            j.reservedFor = null;
+            j.missing = j.request.replicas() + " nodes with " + j.request.gpusPerReplica()
+                    + " free GPUs; no GPU is free and jobs ranked ahead found nothing they may preempt";
         }
         List<AccountRatio> ahead = cs.lastRanking.aheadOf(j.account());
         StringBuilder b = new StringBuilder();
         b.append("position ").append(j.position).append(" on ").append(j.cluster()).append(": ");
+        String missing = j.missing != null ? j.missing
+                : j.request.replicas() + " nodes with " + j.request.gpusPerReplica() + " free GPUs; " + j.openNodesSeen
+                        + " such nodes free and nothing it may preempt";
         b.append(switch (j.hold) {
-            case MISSING_RESOURCE -> "missing " + j.missing;
+            case MISSING_RESOURCE -> "missing " + missing;
             case RESERVATION -> j.missing;
             case WAITING_FOR_RESERVATION -> "nodes are reserved for it: " + j.missing;
             case ADMISSION_LIMIT -> "held by the " + j.missing;
@@ -1093,7 +1340,7 @@ public final class Scheduler {
             b.append("; accounts ranked ahead: ").append(ahead.stream().map(AccountRatio::toString)
                     .collect(Collectors.joining(", ")));
         }
-        return Optional.of(new WaitingExplanation(jobId, j.cluster(), j.position, j.hold, ahead, j.missing,
+        return Optional.of(new WaitingExplanation(jobId, j.cluster(), j.position, j.hold, ahead, missing,
                 j.reservedFor, j.passAt, b.toString()));
     }
 
@@ -1117,6 +1364,17 @@ public final class Scheduler {
                         + "): preemptible by work of accounts ranking above its own by the margin"
                 : "protected until " + Fmt.time(j.protectedUntil) + " (minimum runtime "
                         + Fmt.duration(j.request.minRuntimeMillis()) + ")"));
+    }
+
+    /**
+     * Drops finished and rejected jobs from memory (long simulations submit millions). After this,
+     * {@link #job} no longer finds them and a resubmission of the same id is accepted as new.
+     * Returns how many were dropped.
+     */
+    public int forgetFinished() {
+        int before = jobs.size();
+        jobs.values().removeIf(j -> j.state == JobState.FINISHED || j.state == JobState.REJECTED);
+        return before - jobs.size();
     }
 
     /** The core's current time (the latest time passed in). */

@@ -35,6 +35,8 @@ public final class BudgetTree implements BudgetView {
     private long version;
     private Map<String, Double> fractions;
     private final HashMap<String, List<String>> paths = new HashMap<>();
+    private final HashMap<String, List<String>> childLists = new HashMap<>();
+    private List<String> rootList;
 
     /** Defines or changes an account. An unknown parent is created as a root with share 1. */
     public void define(String account, String parent, double share) {
@@ -100,6 +102,8 @@ public final class BudgetTree implements BudgetView {
         version++;
         fractions = null;
         paths.clear();
+        childLists.clear();
+        rootList = null;
     }
 
     /** Increases on every change; lets callers cache derived values. */
@@ -129,13 +133,21 @@ public final class BudgetTree implements BudgetView {
 
     @Override
     public List<String> children(String account) {
-        Account a = accounts.get(account);
-        return a == null ? List.of() : List.copyOf(a.children);
+        List<String> l = childLists.get(account);
+        if (l == null) {
+            Account a = accounts.get(account);
+            l = a == null ? List.of() : List.copyOf(a.children);
+            childLists.put(account, l);
+        }
+        return l;
     }
 
     @Override
     public List<String> roots() {
-        return List.copyOf(roots);
+        if (rootList == null) {
+            rootList = List.copyOf(roots);
+        }
+        return rootList;
     }
 
     @Override

@@ -18,12 +18,14 @@ public final class Node implements NodeView {
     private boolean lost;
     private String reservedFor;
     private final BitSet used = new BitSet();
+    private int free;
     private final TreeMap<String, int[]> jobs = new TreeMap<>();
     /** Free count under which the FreeIndex files this node, or -1 when not indexed. */
     private int indexedFree = -1;
 
     public Node(NodeSpec spec) {
         this.spec = spec;
+        this.free = spec.gpus();
     }
 
     @Override
@@ -48,7 +50,7 @@ public final class Node implements NodeView {
 
     @Override
     public int freeGpus() {
-        return spec.gpus() - used.cardinality();
+        return free;
     }
 
     public int gpus() {
@@ -109,6 +111,7 @@ public final class Node implements NodeView {
         used.clear();
         jobs.clear();
         reservedFor = null;
+        free = spec.gpus();
     }
 
     /** Gives the job the lowest free GPU indices. */
@@ -128,6 +131,7 @@ public final class Node implements NodeView {
             from = g + 1;
         }
         jobs.put(jobId, idx);
+        free -= gpus;
         return idx;
     }
 
@@ -140,6 +144,7 @@ public final class Node implements NodeView {
         for (int g : idx) {
             used.clear(g);
         }
+        free += idx.length;
         return idx.length;
     }
 

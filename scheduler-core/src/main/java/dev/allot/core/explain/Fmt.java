@@ -14,7 +14,9 @@ public final class Fmt {
         if (Double.isInfinite(r)) {
             return "inf";
         }
-        return String.format(Locale.ROOT, "%.3f", r);
+        long m = Math.round(r * 1000);
+        String digits = Long.toString(Math.abs(m) % 1000);
+        return (m < 0 ? "-" : "") + Math.abs(m) / 1000 + "." + "000".substring(digits.length()) + digits;
     }
 
     /** Epoch millis as ISO-8601 UTC text without touching any clock. */

@@ -16,8 +16,12 @@ import java.util.TreeMap;
  * <ul>
  *   <li><b>occupancy</b> = GPU-seconds held by jobs (charged or not) / GPU-seconds available
  *       (capacity x period);</li>
- *   <li><b>owed / delivered</b>: see {@link OwedHours}; demand is the GPUs of a team's outstanding
- *       jobs (submitted, not finished: waiting or running), hour by hour;</li>
+ *   <li><b>owed / delivered</b>: see {@link OwedHours}. Both count <em>allocated</em> work only, the
+ *       work a budget pays for: demand is the GPUs of a team's outstanding allocated jobs (submitted,
+ *       not finished: waiting or running), hour by hour, and delivered is the GPU-time its allocated
+ *       jobs held. Unallocated jobs are free and never protected: a budget owes them nothing, and
+ *       the GPU-time they get is reported apart ({@code unallocatedShare}, per-team unallocated
+ *       series);</li>
  *   <li><b>unallocated share</b> = GPU-seconds held by unallocated jobs / all GPU-seconds held;</li>
  *   <li><b>waits</b>: see {@link WaitStats};</li>
  *   <li><b>preemptions</b>: count of jobs stopped to make room for others; <b>lost GPU-hours</b>:
@@ -34,6 +38,7 @@ public final class ClusterMetrics {
     private final Map<String, Double> fractions;
     private final Map<String, HourlySeries> delivered = new TreeMap<>();
     private final Map<String, HourlySeries> demand = new TreeMap<>();
+    private final Map<String, HourlySeries> unallocatedByTeam = new TreeMap<>();
     private final HourlySeries held;
     private final HourlySeries unallocated;
     private final HourlySeries idleWhileWaiting;
@@ -73,18 +78,30 @@ public final class ClusterMetrics {
         return capacityGpus;
     }
 
-    /** A job of {@code team} held {@code gpus} GPUs during [start, end). */
+    /**
+     * A job of {@code team} held {@code gpus} GPUs during [start, end). Allocated work counts as
+     * delivered to the team's budget; unallocated work only in occupancy and the unallocated share.
+     */
     public void held(String team, double start, double end, int gpus, boolean allocated) {
-        series(delivered, team).addInterval(start, end, gpus);
         held.addInterval(start, end, gpus);
-        if (!allocated) {
+        if (allocated) {
+            series(delivered, team).addInterval(start, end, gpus);
+        } else {
             unallocated.addInterval(start, end, gpus);
+            series(unallocatedByTeam, team).addInterval(start, end, gpus);
         }
     }
 
-    /** A job of {@code team} asking for {@code gpus} GPUs was outstanding during [start, end). */
-    public void demanded(String team, double start, double end, int gpus) {
-        series(demand, team).addInterval(start, end, gpus);
+    /**
+     * A job of {@code team} asking for {@code gpus} GPUs was outstanding (waiting or running) during
+     * [start, end). Only allocated jobs make demand a budget owes; unallocated ones are ignored.
+     */
+    public void demanded(String team, double start, double end, int gpus, boolean allocated) {
+        if (allocated) {
+            series(demand, team).addInterval(start, end, gpus);
+        } else {
+            series(demand, team);
+        }
     }
 
     /** {@code idleGpus} GPUs stayed idle during [start, end) while some job waited. */
@@ -113,6 +130,12 @@ public final class ClusterMetrics {
         return s.toArray();
     }
 
+    /** GPU-seconds per hour held by the team's unallocated jobs. */
+    public double[] unallocated(String team) {
+        return series(unallocatedByTeam, team).toArray();
+    }
+
+    /** GPU-seconds per hour held by the team's allocated jobs. */
     public double[] delivered(String team) {
         return series(delivered, team).toArray();
     }
@@ -128,9 +151,11 @@ public final class ClusterMetrics {
 
     public List<String> teams() {
         List<String> all = new ArrayList<>(delivered.keySet());
-        for (String t : demand.keySet()) {
-            if (!all.contains(t)) {
-                all.add(t);
+        for (Map<String, HourlySeries> m : List.of(demand, unallocatedByTeam)) {
+            for (String t : m.keySet()) {
+                if (!all.contains(t)) {
+                    all.add(t);
+                }
             }
         }
         Collections.sort(all);

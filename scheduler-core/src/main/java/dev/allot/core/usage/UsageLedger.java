@@ -70,43 +70,72 @@ public final class UsageLedger {
         return m == null ? null : m.get(account);
     }
 
+    /**
+     * One account's ring. Keeps running sums over the buckets in (head - n, head], where head is
+     * the newest bucket seen; moving head expires the slots that leave the window, so a query is
+     * O(1) amortised.
+     */
     private final class Ring {
         final long[] bucket = new long[slots];
         final double[] charged = new double[slots];
         final double[] unallocated = new double[slots];
+        long head = Long.MIN_VALUE;
+        double sumCharged;
+        double sumUnallocated;
 
         Ring() {
             java.util.Arrays.fill(bucket, Long.MIN_VALUE);
         }
 
+        private void advance(long to) {
+            if (head == Long.MIN_VALUE) {
+                head = to;
+                return;
+            }
+            if (to <= head) {
+                return;
+            }
+            long steps = Math.min(to - head, slots);
+            for (long b = head - slots + 1; b < head - slots + 1 + steps; b++) {
+                int i = (int) Math.floorMod(b, (long) slots);
+                if (bucket[i] == b) {
+                    sumCharged -= charged[i];
+                    sumUnallocated -= unallocated[i];
+                    bucket[i] = Long.MIN_VALUE;
+                    charged[i] = 0;
+                    unallocated[i] = 0;
+                }
+            }
+            head = to;
+            if (steps == slots) {
+                sumCharged = 0; // everything expired: drop rounding residue
+                sumUnallocated = 0;
+            }
+        }
+
         void add(long b, double gpuSeconds, boolean isCharged) {
+            advance(b);
+            if (b <= head - slots) {
+                return; // older than the window
+            }
             int i = (int) Math.floorMod(b, (long) slots);
             if (bucket[i] != b) {
-                if (bucket[i] > b) {
-                    return; // older than the window the ring holds
-                }
                 bucket[i] = b;
                 charged[i] = 0;
                 unallocated[i] = 0;
             }
             if (isCharged) {
                 charged[i] += gpuSeconds;
+                sumCharged += gpuSeconds;
             } else {
                 unallocated[i] += gpuSeconds;
+                sumUnallocated += gpuSeconds;
             }
         }
 
         double sum(long nowBucket, boolean isCharged) {
-            double[] v = isCharged ? charged : unallocated;
-            long oldest = nowBucket - slots;
-            double s = 0;
-            for (int i = 0; i < slots; i++) {
-                long b = bucket[i];
-                if (b > oldest && b <= nowBucket) {
-                    s += v[i];
-                }
-            }
-            return s;
+            advance(nowBucket);
+            return Math.max(0, isCharged ? sumCharged : sumUnallocated);
         }
     }
 }

@@ -77,13 +77,18 @@ class MetricsTest {
     @Test
     void clusterMetricsOnAHandComputedTwoHourCase() {
         // given a 10-GPU cluster over 2 hours, team a owns 60%, team b 40%
-        ClusterMetrics m = new ClusterMetrics(7200, 10, Map.of("a", 0.6, "b", 0.4));
+        ClusterMetrics m = new ClusterMetrics(7200, 10, Map.of("a", 0.6, "b", 0.4, "c", 0.0));
         // a: a 8-GPU job outstanding for 2 h, held only in the 2nd hour (allocated)
-        m.demanded("a", 0, 7200, 8);
+        m.demanded("a", 0, 7200, 8, true);
         m.held("a", 3600, 7200, 8, true);
-        // b: a 2-GPU unallocated job that runs for both hours
-        m.demanded("b", 0, 7200, 2);
-        m.held("b", 0, 7200, 2, false);
+        // b: a 2-GPU allocated job outstanding for 2 h and held for both, and a 4-GPU unallocated job
+        // that waits the whole time: the budget owes nothing for unallocated work
+        m.demanded("b", 0, 7200, 2, true);
+        m.held("b", 0, 7200, 2, true);
+        m.demanded("b", 0, 7200, 4, false);
+        // c: only unallocated work (2 GPUs for the 2 hours): held, never owed
+        m.demanded("c", 0, 7200, 2, false);
+        m.held("c", 0, 7200, 2, false);
         // in the first hour 8 GPUs were idle while a's job waited
         m.idleWhileWaiting(0, 3600, 8);
         m.waited(JobClass.SMALL, 3600);
@@ -92,12 +97,15 @@ class MetricsTest {
         m.preempted(2 * 600);
 
         ClusterMetrics.Result r = m.result();
-        // held = 8 GPU-h + 4 GPU-h = 12 of 20
-        assertThat(r.occupancy()).isCloseTo(12.0 / 20, within(1e-12));
-        assertThat(r.unallocatedShare()).isCloseTo(4.0 / 12, within(1e-12));
+        // held = 8 GPU-h + 4 GPU-h + 4 GPU-h = 16 of 20
+        assertThat(r.occupancy()).isCloseTo(16.0 / 20, within(1e-12));
+        assertThat(r.unallocatedShare()).isCloseTo(4.0 / 16, within(1e-12));
         assertThat(r.fragmentation()).isCloseTo(8.0 / 20, within(1e-12));
         // a owed min(6, 8) per hour = 12, got 8 -> 2/3; b owed min(4, 2) = 2 per hour = 4, got 4 -> 1
-        assertThat(r.owed().teams()).extracting(OwedHours.Team::owedGpuHours).containsExactly(12.0, 4.0);
+        assertThat(r.owed().teams()).extracting(OwedHours.Team::owedGpuHours).containsExactly(12.0, 4.0, 0.0);
+        assertThat(r.owed().teams()).extracting(OwedHours.Team::deliveredGpuHours).containsExactly(8.0, 4.0, 0.0);
+        assertThat(r.owed().teamsOwed()).isEqualTo(2);
+        assertThat(m.unallocated("c")).containsExactly(7200.0, 7200.0);
         assertThat(r.owed().min()).isCloseTo(8.0 / 12, within(1e-12));
         assertThat(r.owed().mean()).isCloseTo((8.0 / 12 + 1) / 2, within(1e-12));
         assertThat(r.owed().teamsAtLeast95()).isEqualTo(1);

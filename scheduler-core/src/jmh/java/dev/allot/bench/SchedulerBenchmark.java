@@ -1,0 +1,77 @@
+package dev.allot.bench;
+
+import dev.allot.core.Decision;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * One thread. fullPass: the first pass over a fresh {@link BenchWorld} (10,000 waiting, 5,000
+ * running, 1,024 x 8 GPUs, 506 accounts), including the preemptions and placements it decides.
+ * submitOne / finishOne: one event on the full cluster followed by the pass that decides it.
+ */
+@Threads(1)
+@Fork(1)
+public class SchedulerBenchmark {
+
+    @State(Scope.Benchmark)
+    public static class Fresh {
+        BenchWorld w;
+
+        @Setup(Level.Invocation)
+        public void build() {
+            w = new BenchWorld(1);
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class Steady {
+        BenchWorld w;
+
+        @Setup(Level.Trial)
+        public void build() {
+            w = new BenchWorld(1);
+            w.track(w.s.schedule(w.now));
+        }
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.SingleShotTime)
+    @OutputTimeUnit(TimeUnit.MILLISECONDS)
+    public List<Decision> fullPass(Fresh st) {
+        return st.w.s.schedule(st.w.now);
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public List<Decision> submitOne(Steady st) {
+        BenchWorld w = st.w;
+        w.now += 1000;
+        w.submitRandom();
+        List<Decision> d = w.s.schedule(w.now);
+        w.track(d);
+        return d;
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public List<Decision> finishOne(Steady st) {
+        BenchWorld w = st.w;
+        w.now += 1000;
+        w.finishOne();
+        List<Decision> d = w.s.schedule(w.now);
+        w.track(d);
+        return d;
+    }
+}
