@@ -1,0 +1,44 @@
+package dev.allot.accounting.streams;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
+import dev.allot.schemas.catalogue.Topics;
+import java.time.Duration;
+import org.apache.kafka.streams.Topology;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** Quarkus edge: the topology and its settings from configuration. */
+@ApplicationScoped
+public class AccountingStreams {
+
+    @ConfigProperty(name = "allot.registry.url", defaultValue = "http://127.0.0.1:8080")
+    String registryUrl;
+    @ConfigProperty(name = "allot.accounting.window", defaultValue = "P7D")
+    Duration window;
+    @ConfigProperty(name = "allot.accounting.grace", defaultValue = "PT1H")
+    Duration grace;
+    @ConfigProperty(name = "allot.accounting.emit-interval", defaultValue = "PT1S")
+    Duration emitInterval;
+    @ConfigProperty(name = "allot.accounting.retention", defaultValue = "P400D")
+    Duration retention;
+    @ConfigProperty(name = "allot.accounting.partitions", defaultValue = "6")
+    int partitions;
+
+    @Inject
+    AccountingMetrics metrics;
+
+    public AccountingSettings settings() {
+        return new AccountingSettings(window, grace, emitInterval, retention, partitions);
+    }
+
+    public BudgetReader budgetReader() {
+        return new BudgetReader(Topics.BUDGETS.name(), AccountingSerdes.registry(registryUrl).serde(Topics.BUDGETS).deserializer());
+    }
+
+    @Produces
+    public Topology topology() {
+        return AccountingTopology.build(settings(), AccountingTopics.catalogue(), AccountingSerdes.registry(registryUrl),
+                metrics);
+    }
+}

@@ -1,0 +1,16 @@
+# summary: audit replay: --from T --to T (--report owed|usage|job ID) [--json] [--cluster C] [--account A]
+# shellcheck shell=bash
+# Reads the event log from the beginning into a fresh accounting projection (same code as the
+# accounting-service) and prints the report; needs only the broker and the registry.
+use_jdk
+module="$ALLOT_ROOT/accounting-service"
+app="$module/target/quarkus-app"
+if [ ! -f "$app/quarkus-run.jar" ] || [ -n "$(find "$module/src/main" "$module/pom.xml" -newer "$app/quarkus-run.jar" -print -quit)" ]; then
+  info "building accounting-service (once)"
+  mvnw -o -pl accounting-service package -DskipTests || mvnw -pl accounting-service package -DskipTests \
+    || die "could not build accounting-service"
+fi
+export ALLOT_BOOTSTRAP="${ALLOT_BOOTSTRAP:-127.0.0.1:$KAFKA_PORT}"
+export ALLOT_REGISTRY_URL="${ALLOT_REGISTRY_URL:-http://127.0.0.1:$REGISTRY_PORT}"
+exec "$JAVA" -Xmx${ALLOT_REPLAY_HEAP:-2g} -Djava.util.logging.manager=org.jboss.logmanager.LogManager \
+  -cp "$app/app/*:$app/lib/main/*:$app/lib/boot/*" dev.allot.accounting.replay.ReplayCommand "$@"
