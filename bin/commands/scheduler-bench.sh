@@ -1,0 +1,7 @@
+# summary: measure the scheduler-service loop on the in-JVM broker: submit->StartJob latency, burst throughput, replay
+# shellcheck shell=bash
+use_jdk
+cd "$ALLOT_ROOT"
+info "scheduler-service loop benchmark (extra -D options: bench.nodes, bench.latency.jobs, bench.burst.jobs)"
+./mvnw -B -ntp -o -pl scheduler-service test -Dtest=LoopBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
+  -Dbench.burst.jobs="${BENCH_BURST_JOBS:-10000}" "$@" | grep -E 'BENCH|Tests run:|ERROR'

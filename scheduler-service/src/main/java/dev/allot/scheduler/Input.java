@@ -1,0 +1,77 @@
+package dev.allot.scheduler;
+
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A fact from the log, mapped to the scheduler's domain at the edge: what the {@link Projection}
+ * applies to the scheduling core. Inputs are also what the journal records (in the order they were
+ * applied, with the time they were applied at), so a restart re-applies exactly the same calls and
+ * the deterministic core takes exactly the same decisions. {@code at} is the loop's clock when the
+ * input was applied.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "op")
+@JsonSubTypes({
+        @JsonSubTypes.Type(value = Input.Submit.class, name = "submit"),
+        @JsonSubTypes.Type(value = Input.Cancel.class, name = "cancel"),
+        @JsonSubTypes.Type(value = Input.DefineBudget.class, name = "budget"),
+        @JsonSubTypes.Type(value = Input.RemoveBudget.class, name = "budget-removed"),
+        @JsonSubTypes.Type(value = Input.RegisterNode.class, name = "node"),
+        @JsonSubTypes.Type(value = Input.NodeLost.class, name = "node-lost"),
+        @JsonSubTypes.Type(value = Input.Drain.class, name = "drain"),
+        @JsonSubTypes.Type(value = Input.Undrain.class, name = "undrain"),
+        @JsonSubTypes.Type(value = Input.Started.class, name = "started"),
+        @JsonSubTypes.Type(value = Input.Checkpointed.class, name = "checkpointed"),
+        @JsonSubTypes.Type(value = Input.Exited.class, name = "exited"),
+        @JsonSubTypes.Type(value = Input.Usage.class, name = "usage")
+})
+public sealed interface Input {
+
+    long at();
+
+    /** JobSubmitted, with everything a StartJob needs later (command, env). */
+    record Submit(long at, String jobId, String budget, String submitter, String cluster, int replicas,
+            int gpusPerReplica, long minRuntimeSeconds, boolean resumable, int priority, List<String> command,
+            Map<String, String> env, Long expectedDurationSeconds, long submittedAt) implements Input {
+    }
+
+    record Cancel(long at, String jobId, String requestedBy, String reason) implements Input {
+    }
+
+    record DefineBudget(long at, String path, String parent, double share) implements Input {
+    }
+
+    record RemoveBudget(long at, String path) implements Input {
+    }
+
+    /** NodeRegistered (or a lost node heard from again): agentEpoch is what commands must carry. */
+    record RegisterNode(long at, String nodeId, int gpus, long agentEpoch) implements Input {
+    }
+
+    /** Decided by the edge's tick: the node missed its heartbeats. */
+    record NodeLost(long at, String nodeId) implements Input {
+    }
+
+    record Drain(long at, String nodeId, String requestedBy) implements Input {
+    }
+
+    record Undrain(long at, String nodeId) implements Input {
+    }
+
+    record Started(long at, String jobId, String nodeId) implements Input {
+    }
+
+    record Checkpointed(long at, String jobId, String nodeId) implements Input {
+    }
+
+    record Exited(long at, String jobId, String nodeId, int replicaIndex, int exitCode, boolean stopped)
+            implements Input {
+    }
+
+    /** The accounting-service's rolling window usage of one account (BudgetUsage). */
+    record Usage(long at, String account, double chargedGpuSeconds, double unallocatedGpuSeconds)
+            implements Input {
+    }
+}

@@ -1,0 +1,71 @@
+package dev.allot.scheduler;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** Starts the cluster's scheduler loop on its own thread when Quarkus starts; stops it on shutdown. */
+@ApplicationScoped
+public class SchedulerService {
+
+    @ConfigProperty(name = "kafka.bootstrap.servers", defaultValue = "127.0.0.1:9092")
+    String bootstrapServers;
+
+    @ConfigProperty(name = "allot.registry.url", defaultValue = "http://127.0.0.1:8080")
+    String registryUrl;
+
+    @ConfigProperty(name = "allot.scheduler.cluster", defaultValue = "local")
+    String cluster;
+
+    @ConfigProperty(name = "allot.scheduler.tick", defaultValue = "1s")
+    Duration tick;
+
+    @ConfigProperty(name = "allot.scheduler.lost-after", defaultValue = "30s")
+    Duration lostAfter;
+
+    @ConfigProperty(name = "allot.scheduler.demand-interval", defaultValue = "60s")
+    Duration demandInterval;
+
+    @ConfigProperty(name = "allot.scheduler.snapshot-min-interval", defaultValue = "1s")
+    Duration snapshotMinInterval;
+
+    @ConfigProperty(name = "allot.scheduler.snapshot-max-entries", defaultValue = "500")
+    int snapshotMaxEntries;
+
+    @ConfigProperty(name = "allot.scheduler.stop-grace-seconds", defaultValue = "30")
+    int stopGraceSeconds;
+
+    @ConfigProperty(name = "allot.scheduler.usage-feed", defaultValue = "budget-usage")
+    String usageFeed;
+
+    @Inject
+    MeterRegistry registry;
+
+    private volatile SchedulerLoop loop;
+
+    void onStart(@Observes StartupEvent event) {
+        loop = new SchedulerLoop(settings(), registry);
+        loop.start();
+    }
+
+    void onStop(@Observes ShutdownEvent event) {
+        SchedulerLoop l = loop;
+        if (l != null) {
+            l.stop();
+        }
+    }
+
+    public Settings settings() {
+        return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, demandInterval,
+                snapshotMinInterval, snapshotMaxEntries, stopGraceSeconds, usageFeed);
+    }
+
+    public SchedulerLoop loop() {
+        return loop;
+    }
+}

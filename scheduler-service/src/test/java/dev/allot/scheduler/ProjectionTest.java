@@ -1,0 +1,224 @@
+package dev.allot.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.schemas.JobCompleted;
+import dev.allot.schemas.JobEvent;
+import dev.allot.schemas.JobFailed;
+import dev.allot.schemas.JobPlaced;
+import dev.allot.schemas.JobPreempted;
+import dev.allot.schemas.JobRejected;
+import dev.allot.schemas.JobState;
+import dev.allot.schemas.NodeCommand;
+import dev.allot.schemas.PreemptionReason;
+import dev.allot.schemas.StartJob;
+import dev.allot.schemas.StopJob;
+import dev.allot.schemas.StopReason;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The projection without Kafka: inputs in, events and commands out (unit level; the Kafka tests prove the loop). */
+class ProjectionTest {
+
+    static final String CLUSTER = "unit";
+    Projection projection;
+    List<Output> out;
+    long t = 1_000_000;
+
+    @BeforeEach
+    void given_a_cluster_of_two_8_gpu_nodes_and_a_budget_tree() {
+        projection = new Projection(Settings.of("unused:9092", "http://unused", CLUSTER));
+        out = new ArrayList<>();
+        apply(new Input.DefineBudget(t, "lab", null, 1));
+        apply(new Input.DefineBudget(t, "lab/a", "lab", 1));
+        apply(new Input.DefineBudget(t, "lab/b", "lab", 1));
+        apply(new Input.RegisterNode(t, "n1", 8, 7));
+        apply(new Input.RegisterNode(t, "n2", 8, 3));
+    }
+
+    void apply(Input input) {
+        projection.apply(input, out);
+    }
+
+    Input.Submit job(String id, String budget, int replicas, int gpus, long minRuntimeSeconds) {
+        return new Input.Submit(++t, id, budget, "me", CLUSTER, replicas, gpus, minRuntimeSeconds, true, 0,
+                List.of("sleep", "1"), Map.of("A", "1"), null, t);
+    }
+
+    List<Output> pass() {
+        out.clear();
+        projection.pass(++t, out);
+        return out;
+    }
+
+    static <T> List<T> payloads(List<Output> outs, Class<T> type) {
+        List<T> found = new ArrayList<>();
+        for (Output o : outs) {
+            Object p = o.value() instanceof JobEvent e ? e.getPayload()
+                    : o.value() instanceof NodeCommand c ? c.getPayload()
+                    : o.value() instanceof dev.allot.schemas.NodeStatus n ? n.getPayload() : o.value();
+            if (type.isInstance(p)) {
+                found.add(type.cast(p));
+            }
+        }
+        return found;
+    }
+
+    @Test
+    void given_a_gang_when_placed_then_one_start_per_replica_on_distinct_nodes_with_the_agents_epochs() {
+        apply(job("j1", "lab/a", 2, 4, 60));
+        List<Output> decided = pass();
+        List<StartJob> starts = payloads(decided, StartJob.class);
+        assertThat(starts).hasSize(2);
+        assertThat(starts).extracting(StartJob::getNodeId).containsExactlyInAnyOrder("n1", "n2");
+        assertThat(starts).allSatisfy(s -> assertThat(s.getGpuIndices()).hasSize(4));
+        assertThat(starts).allSatisfy(s -> assertThat(s.getNodeEpoch()).isEqualTo(s.getNodeId().equals("n1") ? 7 : 3));
+        JobPlaced placed = payloads(decided, JobPlaced.class).get(0);
+        assertThat(placed.getAttempt()).isEqualTo(1);
+        assertThat(projection.stateOf("j1")).isEqualTo(JobState.RUNNING);
+    }
+
+    @Test
+    void given_invalid_submissions_when_applied_then_each_is_rejected_naming_its_field() {
+        apply(job("bad-account", "nope", 1, 1, 0));
+        apply(job("inner-account", "lab", 1, 1, 0));
+        apply(job("too-long", "lab/a", 1, 1, 9 * 3600));
+        apply(job("negative", "lab/a", 1, 1, -1));
+        apply(job("too-wide", "lab/a", 1, 9, 0));
+        apply(job("too-many", "lab/a", 3, 1, 0));
+        apply(job("no-replicas", "lab/a", 0, 1, 0));
+        List<JobRejected> rejected = payloads(out, JobRejected.class);
+        assertThat(rejected).extracting(JobRejected::getField).containsExactly("budget", "budget",
+                "minRuntimeSeconds", "minRuntimeSeconds", "gpusPerReplica", "replicas", "replicas");
+    }
+
+    @Test
+    void given_a_running_gang_when_every_replica_exits_0_then_completed() {
+        apply(job("j1", "lab/a", 2, 1, 60));
+        pass();
+        out.clear();
+        apply(new Input.Exited(++t, "j1", "n1", 0, 0, false));
+        assertThat(payloads(out, JobCompleted.class)).isEmpty();
+        apply(new Input.Exited(++t, "j1", "n2", 1, 0, false));
+        assertThat(payloads(out, JobCompleted.class)).hasSize(1);
+        assertThat(projection.stateOf("j1")).isEqualTo(JobState.COMPLETED);
+    }
+
+    @Test
+    void given_a_running_gang_when_a_replica_fails_then_the_others_are_stopped_and_the_job_fails() {
+        apply(job("j1", "lab/a", 2, 1, 60));
+        pass();
+        out.clear();
+        apply(new Input.Exited(++t, "j1", "n1", 0, 3, false));
+        assertThat(payloads(out, JobFailed.class)).singleElement()
+                .satisfies(f -> assertThat(f.getExitCode()).isEqualTo(3));
+        assertThat(payloads(out, StopJob.class)).singleElement().satisfies(s -> {
+            assertThat(s.getNodeId()).isEqualTo("n2");
+            assertThat(s.getReason()).isEqualTo(StopReason.GANG_FAILED);
+        });
+        out.clear();
+        apply(new Input.Exited(++t, "j1", "n2", 1, 143, true));
+        assertThat(out).isEmpty();
+    }
+
+    @Test
+    void given_an_unallocated_job_on_a_full_cluster_when_an_allocated_job_arrives_then_it_is_preempted_and_the_newcomer_placed() {
+        apply(job("free", "lab/a", 2, 8, 0));
+        pass();
+        apply(job("paid", "lab/b", 2, 8, 600));
+        List<Output> decided = pass();
+        assertThat(payloads(decided, StopJob.class)).hasSize(2)
+                .allSatisfy(s -> assertThat(s.getReason()).isEqualTo(StopReason.PREEMPTED));
+        JobPreempted preempted = payloads(decided, JobPreempted.class).get(0);
+        assertThat(preempted.getReason()).isEqualTo(PreemptionReason.UNALLOCATED_DISPLACED);
+        assertThat(preempted.getPreemptorJobId()).isEqualTo("paid");
+        assertThat(payloads(decided, JobPlaced.class)).hasSize(1);
+        assertThat(projection.stateOf("free")).isEqualTo(JobState.WAITING);
+        // The preempted replicas' exits are expected, not verdicts.
+        out.clear();
+        apply(new Input.Exited(++t, "free", "n1", 0, 143, true));
+        assertThat(out).isEmpty();
+    }
+
+    @Test
+    void given_a_journal_when_replayed_into_a_fresh_projection_then_it_holds_the_same_placements() {
+        List<Input> inputs = List.of(job("r1", "lab/a", 1, 4, 60), job("r2", "lab/b", 2, 2, 0));
+        Projection live = new Projection(Settings.of("unused:9092", "http://unused", CLUSTER));
+        Projection rebuilt = new Projection(Settings.of("unused:9092", "http://unused", CLUSTER));
+        List<Input> setup = List.of(new Input.DefineBudget(1, "lab", null, 1), new Input.DefineBudget(1, "lab/a", "lab", 1),
+                new Input.DefineBudget(1, "lab/b", "lab", 1), new Input.RegisterNode(1, "n1", 8, 1),
+                new Input.RegisterNode(1, "n2", 8, 1));
+        JournalEntry first = new JournalEntry(10, setup, true);
+        JournalEntry second = JournalEntry.fromBytes(new JournalEntry(20, inputs, true).toBytes());
+        for (JournalEntry e : List.of(first, second)) {
+            for (Projection p : List.of(live, rebuilt)) {
+                e.inputs().forEach(i -> p.apply(i, new ArrayList<>()));
+                p.pass(e.now(), new ArrayList<>());
+            }
+        }
+        assertThat(rebuilt.runningPlacements()).isEqualTo(live.runningPlacements()).hasSize(2);
+        Set<String> gpus = new HashSet<>();
+        rebuilt.runningPlacements().values().forEach(rs -> rs.forEach(r -> r.gpuIndices()
+                .forEach(g -> assertThat(gpus.add(r.nodeId() + ":" + g)).isTrue())));
+    }
+
+    @Test
+    void given_a_running_job_when_cancelled_then_its_replicas_are_stopped_and_it_ends_cancelled() {
+        apply(job("j1", "lab/a", 2, 1, 60));
+        pass();
+        out.clear();
+        apply(new Input.Cancel(++t, "j1", "alice", "wrong input"));
+        assertThat(payloads(out, StopJob.class)).hasSize(2)
+                .allSatisfy(s -> assertThat(s.getReason()).isEqualTo(StopReason.CANCELLED));
+        assertThat(out).filteredOn(o -> o.value() instanceof JobEvent).singleElement()
+                .satisfies(o -> assertThat(((JobEvent) o.value()).getStateAfter()).isEqualTo(JobState.CANCELLED));
+        assertThat(projection.runningCount()).isZero();
+    }
+
+    @Test
+    void given_a_draining_node_with_an_unallocated_job_when_a_pass_runs_then_the_job_is_released_and_the_node_reported_drained() {
+        apply(job("j1", "lab/a", 1, 8, 0));
+        List<StartJob> started = payloads(pass(), StartJob.class);
+        String node = started.get(0).getNodeId();
+        apply(new Input.Drain(++t, node, "ops"));
+        List<Output> first = pass();
+        assertThat(payloads(first, StopJob.class)).singleElement()
+                .satisfies(s -> assertThat(s.getReason()).isEqualTo(StopReason.DRAIN));
+        List<Output> all = new ArrayList<>(first);
+        all.addAll(pass());
+        assertThat(payloads(all, dev.allot.schemas.NodeDrained.class)).hasSize(1);
+        assertThat(all).anySatisfy(o -> assertThat(o.topic()).isEqualTo("node-status"));
+    }
+
+    @Test
+    void given_a_silent_node_when_its_heartbeats_are_overdue_then_it_is_lost_and_its_jobs_requeued() {
+        apply(job("j1", "lab/a", 1, 8, 60));
+        String node = payloads(pass(), StartJob.class).get(0).getNodeId();
+        long later = t + Settings.of("x", "y", CLUSTER).lostAfter().toMillis() + 1;
+        List<Input> lost = projection.lostNodes(later);
+        assertThat(lost).hasSize(2); // nobody heartbeats in this test
+        lost.forEach(this::apply);
+        List<Output> decided = pass();
+        assertThat(payloads(decided, dev.allot.schemas.JobLost.class)).singleElement()
+                .satisfies(l -> assertThat(l.getNodeId()).isEqualTo(node));
+        assertThat(projection.stateOf("j1")).isEqualTo(JobState.WAITING);
+        // The lost node is told to kill the stale replica (it reads its commands when it comes back).
+        assertThat(payloads(decided, StopJob.class)).singleElement()
+                .satisfies(s -> assertThat(s.getReason()).isEqualTo(StopReason.FENCED));
+        // It comes back: it registers afresh (fenced, empty); the stop is not repeated.
+        out.clear();
+        Input back = projection.heartbeat(++t, node, 7, List.of("j1"), out);
+        assertThat(back).isInstanceOf(Input.RegisterNode.class);
+        assertThat(out).isEmpty();
+        // A replica it runs that nobody assigned to it is stopped.
+        projection.apply(back, out);
+        projection.heartbeat(++t, node, 7, List.of("stranger"), out);
+        assertThat(payloads(out, StopJob.class)).singleElement()
+                .satisfies(s -> assertThat(s.getReason()).isEqualTo(StopReason.NOT_ASSIGNED));
+    }
+}

@@ -1,0 +1,231 @@
+package dev.allot.scheduler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.allot.core.ReplicaPlacement;
+import dev.allot.schemas.JobEvent;
+import dev.allot.schemas.JobPlaced;
+import dev.allot.schemas.JobPreempted;
+import dev.allot.schemas.NodeCommand;
+import dev.allot.schemas.PreemptionReason;
+import dev.allot.schemas.StartJob;
+import dev.allot.schemas.StopJob;
+import dev.allot.schemas.StopReason;
+import dev.allot.schemas.catalogue.Topics;
+import dev.allot.testsupport.AllotInfraTestResource;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import dev.allot.testsupport.AllotInfrastructure;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The loop as a plain object (beside the app's own, which schedules another cluster) on the real
+ * broker and registry, each test on a cluster of its own:
+ * preemption end to end, restart without double placement, fencing of a second instance.
+ */
+@QuarkusTest
+@TestProfile(ItCluster.class)
+@QuarkusTestResource(value = AllotInfraTestResource.class, restrictToAnnotatedClass = false)
+class RecoveryAndPreemptionTest {
+
+    static final Duration WAIT = Duration.ofSeconds(30);
+
+    AllotInfrastructure infra;
+    KafkaProducer<String, SpecificRecord> producer;
+    Events events;
+    Tail<JobEvent> jobEvents;
+    Tail<NodeCommand> commands;
+    String team;
+    String otherTeam;
+
+    @BeforeEach
+    void given_a_cluster_of_our_own() {
+        // The same JVM-wide broker and registry as the Quarkus test resource (same class loader).
+        this.infra = AllotInfrastructure.shared();
+        producer = infra.producer();
+        events = new Events(producer, Events.id("it"));
+        jobEvents = new Tail<>(infra, Topics.JOB_EVENTS);
+        commands = new Tail<>(infra, Topics.NODE_COMMANDS);
+        String root = Events.id("org");
+        team = root + "/a";
+        otherTeam = root + "/b";
+        events.budget(root, null, 1);
+        events.budget(team, root, 1);
+        events.budget(otherTeam, root, 1);
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        jobEvents.close();
+        commands.close();
+        producer.close();
+    }
+
+    SchedulerLoop loop() {
+        SchedulerLoop loop = new SchedulerLoop(Settings.of(infra.bootstrapServers(), infra.registryUrl(),
+                events.cluster).withTick(Duration.ofMillis(200)).withLostAfter(Duration.ofMinutes(10)), null);
+        loop.start();
+        await().atMost(WAIT).until(() -> loop.status().phase() == SchedulerLoop.Phase.RUNNING);
+        return loop;
+    }
+
+    List<StartJob> startsOf(String jobId) {
+        return commands.records().stream().filter(r -> Events.startFor(r, jobId))
+                .map(r -> (StartJob) r.value().getPayload()).toList();
+    }
+
+    List<StopJob> stopsOf(String jobId) {
+        return commands.records().stream().filter(r -> Events.stopFor(r, jobId))
+                .map(r -> (StopJob) r.value().getPayload()).toList();
+    }
+
+    List<Object> payloadsOf(String jobId) {
+        return jobEvents.values(r -> r.key().equals(jobId)).stream().map(JobEvent::getPayload).toList();
+    }
+
+    @Test
+    void given_an_unallocated_job_holding_the_cluster_when_an_allocated_job_arrives_then_it_is_stopped_with_who_and_why_and_the_newcomer_placed() {
+        SchedulerLoop loop = loop();
+        try {
+            events.node(events.cluster + "-n1", 4);
+            await().atMost(WAIT).until(() -> loop.status().nodes() == 1);
+            String free = events.submit(team, 1, 4, 0);
+            await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(free)).hasSize(1));
+
+            String paid = events.submit(otherTeam, 1, 4, 600);
+
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(stopsOf(free)).singleElement().satisfies(s -> {
+                    assertThat(s.getReason()).isEqualTo(StopReason.PREEMPTED);
+                    assertThat(s.getNodeId()).isEqualTo(events.cluster + "-n1");
+                });
+                assertThat(payloadsOf(free)).filteredOn(JobPreempted.class::isInstance).singleElement()
+                        .satisfies(p -> {
+                            JobPreempted preempted = (JobPreempted) p;
+                            assertThat(preempted.getPreemptorJobId()).isEqualTo(paid);
+                            assertThat(preempted.getPreemptorAccount()).isEqualTo(otherTeam);
+                            assertThat(preempted.getReason()).isEqualTo(PreemptionReason.UNALLOCATED_DISPLACED);
+                            assertThat(preempted.getExplanation()).isNotBlank();
+                            assertThat(preempted.getRequeue()).isTrue();
+                        });
+                assertThat(startsOf(paid)).singleElement()
+                        .satisfies(s -> assertThat(s.getGpuIndices()).hasSize(4));
+            });
+            // The stop is carried out before the preemptor's start, in the same transaction.
+            List<String> order = commands.records().stream()
+                    .filter(r -> Events.stopFor(r, free) || Events.startFor(r, paid))
+                    .map(r -> r.value().getPayload().getClass().getSimpleName()).toList();
+            assertThat(order).containsExactly("StopJob", "StartJob");
+        } finally {
+            loop.stop();
+        }
+    }
+
+    @Test
+    void given_running_jobs_when_the_loop_restarts_then_the_rebuilt_projection_knows_them_and_places_nothing_twice() {
+        SchedulerLoop first = loop();
+        String a;
+        String b;
+        Map<String, List<ReplicaPlacement>> before;
+        try {
+            events.node(events.cluster + "-n1", 8);
+            events.node(events.cluster + "-n2", 8);
+            await().atMost(WAIT).until(() -> first.status().nodes() == 2);
+            a = events.submit(team, 2, 3, 600);
+            b = events.submit(otherTeam, 1, 4, 600);
+            String finalA = a;
+            String finalB = b;
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(startsOf(finalA)).hasSize(2);
+                assertThat(startsOf(finalB)).hasSize(1);
+            });
+            await().atMost(WAIT).until(() -> first.status().running() == 2);
+            before = first.status().runningJobs();
+        } finally {
+            first.stop();
+        }
+
+        SchedulerLoop second = loop();
+        try {
+            assertThat(second.status().replayedEntries()).isPositive();
+            assertThat(second.status().runningJobs()).isEqualTo(before);
+            // 16 GPUs, 10 held (3+3 and 4): 5 free on one node, 1 on the other. Jobs of 5 and 1 fit only there.
+            String c = events.submit(team, 1, 5, 600);
+            String d = events.submit(otherTeam, 1, 1, 600);
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(startsOf(c)).hasSize(1);
+                assertThat(startsOf(d)).hasSize(1);
+            });
+            Set<String> held = new HashSet<>();
+            for (String job : List.of(a, b, c, d)) {
+                for (StartJob s : startsOf(job)) {
+                    for (int gpu : s.getGpuIndices()) {
+                        assertThat(held.add(s.getNodeId() + ":" + gpu)).as("GPU %s:%d held twice", s.getNodeId(), gpu)
+                                .isTrue();
+                    }
+                }
+            }
+            assertThat(held).hasSize(16);
+            for (String job : List.of(a, b)) {
+                assertThat(payloadsOf(job)).filteredOn(JobPlaced.class::isInstance).as(job).hasSize(1);
+                assertThat(startsOf(job)).as(job).hasSize(job.equals(a) ? 2 : 1);
+            }
+        } finally {
+            second.stop();
+        }
+    }
+
+    @Test
+    void given_a_running_instance_when_a_second_starts_for_the_same_cluster_then_the_first_is_fenced() {
+        SchedulerLoop first = loop();
+        SchedulerLoop second = null;
+        try {
+            events.node(events.cluster + "-n1", 2);
+            await().atMost(WAIT).until(() -> first.status().nodes() == 1);
+            second = loop();
+            String job = events.submit(team, 1, 1, 0);
+            SchedulerLoop winner = second;
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(first.status().phase()).isEqualTo(SchedulerLoop.Phase.FENCED);
+                assertThat(startsOf(job)).hasSize(1);
+                assertThat(winner.status().running()).isEqualTo(1);
+            });
+        } finally {
+            first.stop();
+            if (second != null) {
+                second.stop();
+            }
+        }
+    }
+
+    @Test
+    void given_budgets_nodes_and_a_submission_already_in_the_log_when_the_scheduler_first_starts_then_the_job_is_placed_not_rejected() {
+        // Everything happened before this cluster's scheduler ever ran; the submission comes first in time
+        // order on another topic than the budgets and nodes it needs.
+        String late = Events.id("late");
+        events.budget(late, null, 1);
+        events.budget(late + "/team", late, 1);
+        events.node(events.cluster + "-n1", 4);
+        String job = events.submit(late + "/team", 1, 4, 60);
+
+        SchedulerLoop loop = loop();
+        try {
+            await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(job)).singleElement()
+                    .satisfies(s -> assertThat(s.getNodeId()).isEqualTo(events.cluster + "-n1")));
+            assertThat(payloadsOf(job)).noneMatch(p -> p instanceof dev.allot.schemas.JobRejected);
+        } finally {
+            loop.stop();
+        }
+    }
+}
