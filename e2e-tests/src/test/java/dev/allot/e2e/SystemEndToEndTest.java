@@ -189,21 +189,95 @@ class SystemEndToEndTest {
                 new ByteArraySerializer(), new ByteArraySerializer())) {
             raw.send(new ProducerRecord<>(Topics.JOB_REQUESTS.name(), "garbage".getBytes(StandardCharsets.UTF_8), garbage)).get();
         }
+        // Schema-invalid: well-formed Avro through the registry, but a node event, not a job request.
+        String wrongKey = "wrong-schema-" + UUID.randomUUID();
+        try (KafkaProducer<String, NodeStatus> producer = infra.producer()) {
+            producer.send(new ProducerRecord<>(Topics.JOB_REQUESTS.name(), wrongKey, NodeStatus.newBuilder()
+                    .setEventId(UUID.randomUUID().toString()).setOccurredAt(Instant.now()).setNodeId("n")
+                    .setPayload(NodeDrained.newBuilder().setCluster(system.cluster).build()).build())).get();
+        }
         try (KafkaConsumer<String, DeadLetter> consumer = infra.consumer()) {
             consumer.subscribe(Set.of(Topics.DEAD_LETTERS.name()));
+            boolean[] seen = new boolean[2];
             await().atMost(PATIENCE).until(() -> {
                 for (ConsumerRecord<String, DeadLetter> record : consumer.poll(Duration.ofMillis(200))) {
                     DeadLetter letter = record.value();
-                    if (letter.getSourceTopic().equals(Topics.JOB_REQUESTS.name()) && letter.getValue() != null
-                            && StandardCharsets.UTF_8.decode(letter.getValue().duplicate()).toString().equals("definitely not avro")) {
-                        return !letter.getReason().isBlank();
+                    if (!letter.getSourceTopic().equals(Topics.JOB_REQUESTS.name()) || letter.getReason().isBlank()) {
+                        continue;
                     }
+                    String value = letter.getValue() == null ? ""
+                            : StandardCharsets.UTF_8.decode(letter.getValue().duplicate()).toString();
+                    String key = letter.getKey() == null ? ""
+                            : StandardCharsets.UTF_8.decode(letter.getKey().duplicate()).toString();
+                    seen[0] |= value.equals("definitely not avro");
+                    seen[1] |= key.equals(wrongKey);
                 }
-                return false;
+                return seen[0] && seen[1];
             });
         }
         String after = system.api.submit(job("team-b", 1, 1, 5, false, sleep(1)));
         await().atMost(PATIENCE).until(() -> system.api.state(after), "COMPLETED"::equals);
+    }
+
+    @Test
+    @Order(5)
+    void givenSubmissionsInFlight_whenTheSchedulerIsKilled_thenAfterRestartNoGpuIsDoubleBookedAndEveryJobIsAccountedFor()
+            throws Exception {
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 24; i++) {
+            ids.add(system.api.submit(job(List.of("team-a", "team-b", "team-c").get(i % 3), 1, 1 + i % 3, 5, true,
+                    sleep(1 + i % 2))));
+            if (i == 8) {
+                system.crashAndRestartScheduler(); // SIGKILL: no clean shutdown, no commit
+            }
+        }
+        for (String id : ids) {
+            await().atMost(PATIENCE.multipliedBy(2)).until(() -> system.api.state(id), "COMPLETED"::equals);
+        }
+
+        // From the log itself: every job placed exactly once, and no GPU held by two jobs at a time.
+        Map<String, List<dev.allot.schemas.JobEvent>> byJob = new HashMap<>();
+        try (KafkaConsumer<String, dev.allot.schemas.JobEvent> consumer = infra.consumer()) {
+            consumer.subscribe(Set.of(Topics.JOB_EVENTS.name()));
+            await().atMost(PATIENCE).until(() -> {
+                consumer.poll(Duration.ofMillis(300)).forEach(r -> {
+                    if (ids.contains(r.key())) {
+                        byJob.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.value());
+                    }
+                });
+                return ids.stream().allMatch(id -> byJob.getOrDefault(id, List.of()).stream()
+                        .anyMatch(e -> e.getPayload() instanceof dev.allot.schemas.JobCompleted));
+            });
+        }
+        record Hold(String job, String gpu, long from, long to) {
+        }
+        List<Hold> holds = new ArrayList<>();
+        for (String id : ids) {
+            List<dev.allot.schemas.JobEvent> events = byJob.get(id);
+            List<dev.allot.schemas.JobEvent> placements = events.stream()
+                    .filter(e -> e.getPayload() instanceof dev.allot.schemas.JobPlaced).toList();
+            assertThat(placements).as("placements of %s", id).hasSize(1);
+            assertThat(events.stream().filter(e -> e.getPayload() instanceof dev.allot.schemas.JobCompleted))
+                    .as("verdicts of %s", id).hasSize(1);
+            long from = placements.get(0).getOccurredAt().toEpochMilli();
+            // The GPUs are free from the first sign the process ended (the agent's exit report or the verdict).
+            long to = events.stream().filter(e -> e.getPayload() instanceof dev.allot.schemas.JobCompleted
+                            || e.getPayload() instanceof dev.allot.schemas.JobExited)
+                    .mapToLong(e -> e.getOccurredAt().toEpochMilli()).min().orElseThrow();
+            for (var assignment : ((dev.allot.schemas.JobPlaced) placements.get(0).getPayload()).getAssignments()) {
+                for (int gpu : assignment.getGpuIndices()) {
+                    holds.add(new Hold(id, assignment.getNodeId() + "#" + gpu, from, to));
+                }
+            }
+        }
+        for (Hold a : holds) {
+            for (Hold b : holds) {
+                if (a != b && a.gpu().equals(b.gpu()) && !a.job().equals(b.job())) {
+                    assertThat(a.to() <= b.from() || b.to() <= a.from())
+                            .as("%s and %s overlap on %s", a.job(), b.job(), a.gpu()).isTrue();
+                }
+            }
+        }
     }
 
     // ---- helpers ----
