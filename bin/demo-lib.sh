@@ -50,23 +50,19 @@ import json, sys
 queue, budgets = json.loads(sys.argv[1] or "{}"), json.loads(sys.argv[2] or "[]")
 print("\033[2J\033[H", end="")
 print("Allot demo — cluster 'local'")
-print("\nBudgets (7-day window)")
-print(f"  {'account':<16}{'share':>7}{'entitled GPUs':>15}{'charged GPU-h':>15}{'free GPU-h':>12}{'ratio':>8}")
+print("\nBudgets on 'local' (7-day window; ratio = charged / entitled, lower is served first)")
+print(f"  {'account':<16}{'share':>7}{'entitled GPUs':>15}{'charged GPU-h':>15}{'free GPU-h':>12}{'ratio':>11}")
 def walk(nodes, depth=0):
-    if isinstance(nodes, dict):
-        nodes = nodes.get("children", nodes.get("accounts", [nodes] if "path" in nodes else []))
     for n in nodes:
-        ent = n.get("entitlementGpus") or n.get("entitlement") or {}
-        if isinstance(ent, dict):
-            ent = sum(v for v in ent.values() if isinstance(v, (int, float)))
-        usage = n.get("usage") or {}
-        charged = usage.get("chargedGpuHours", n.get("chargedGpuHours", 0)) or 0
-        free = usage.get("unallocatedGpuHours", n.get("unallocatedGpuHours", 0)) or 0
-        ratio = usage.get("ratio", n.get("ratio"))
-        name = "  " * depth + n.get("path", "?").split("/")[-1]
-        print(f"  {name:<16}{n.get('share', 0):>7}{ent or 0:>15.1f}{charged:>15.2f}{free:>12.2f}{(f'{ratio:.2f}' if isinstance(ratio,(int,float)) else '-'):>8}")
+        ent = (n.get("entitlement") or {}).get("local") or {}
+        usage = (n.get("usage") or {}).get("local") or {}
+        ratio = usage.get("ratio")
+        name = "  " * depth + n.get("name", n.get("path", "?"))
+        print(f"  {name:<16}{n.get('share', 0):>7}{ent.get('gpus', 0) or 0:>15.1f}"
+              f"{usage.get('chargedGpuHours', 0) or 0:>15.3f}{usage.get('unallocatedGpuHours', 0) or 0:>12.3f}"
+              f"{(f'{ratio:.3g}' if isinstance(ratio, (int, float)) else '-'):>11}")
         walk(n.get("children", []), depth + 1)
-walk(budgets)
+walk(budgets.get("accounts", []) if isinstance(budgets, dict) else budgets)
 entries = queue.get("entries", [])
 print("\nQueue")
 for e in entries:
