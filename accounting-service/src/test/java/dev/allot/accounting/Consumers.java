@@ -1,6 +1,6 @@
 package dev.allot.accounting;
 
-import dev.allot.accounting.streams.WireFormatDeserializer;
+import dev.allot.schemas.catalogue.EventDeserializer;
 import dev.allot.testsupport.AllotInfrastructure;
 import java.util.Map;
 import java.util.UUID;
@@ -21,6 +21,6 @@ public final class Consumers {
         return new KafkaConsumer<>(Map.of("bootstrap.servers", infra.bootstrapServers(),
                 "group.id", "test-" + UUID.randomUUID(), "auto.offset.reset", "earliest",
                 "enable.auto.commit", false, "isolation.level", "read_committed"),
-                new StringDeserializer(), new WireFormatDeserializer<>(type, infra.registryUrl()));
+                new StringDeserializer(), new EventDeserializer<>(type, infra.registryUrl()));
     }
 }

@@ -183,6 +183,15 @@ public final class AllotInfrastructure {
                 EventSerdes.<V>valueDeserializer(registryUrl()));
     }
 
+    /**
+     * A consumer of one event type, decoded by {@link dev.allot.schemas.catalogue.EventDeserializer}:
+     * use this one inside Quarkus tests (Apicurio's own specific reader trips on their class loaders).
+     */
+    public <V extends SpecificRecord> KafkaConsumer<String, V> consumer(Class<V> type) {
+        return new KafkaConsumer<>(consumerConfig(), new StringDeserializer(),
+                EventSerdes.valueDeserializer(type, registryUrl()));
+    }
+
     /** A consumer of raw bytes, to look at the wire format. */
     public KafkaConsumer<byte[], byte[]> rawConsumer() {
         return new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer());

@@ -9,7 +9,7 @@ import dev.allot.accounting.book.MemoryRowStore;
 import dev.allot.accounting.book.Row;
 import dev.allot.accounting.book.UsageBook;
 import dev.allot.accounting.streams.AccountingTopics;
-import dev.allot.accounting.streams.WireFormatDeserializer;
+import dev.allot.schemas.catalogue.EventDeserializer;
 import dev.allot.core.budget.BudgetTree;
 import dev.allot.schemas.AccountDemand;
 import dev.allot.schemas.BudgetEvent;
@@ -69,11 +69,11 @@ public final class Replay {
         Map<String, BudgetEvent> budgets = new TreeMap<>();
         Map<String, Fact> nodes = new HashMap<>();
         Set<String> tooLate = new HashSet<>();
-        var budgetDe = new WireFormatDeserializer<>(BudgetEvent.class, registry);
-        var nodeDe = new WireFormatDeserializer<>(NodeStatus.class, registry);
-        var deadDe = new WireFormatDeserializer<>(DeadLetter.class, registry);
-        var usageDe = new WireFormatDeserializer<>(UsageReported.class, registry);
-        var demandDe = new WireFormatDeserializer<>(AccountDemand.class, registry);
+        var budgetDe = new EventDeserializer<>(BudgetEvent.class, registry);
+        var nodeDe = new EventDeserializer<>(NodeStatus.class, registry);
+        var deadDe = new EventDeserializer<>(DeadLetter.class, registry);
+        var usageDe = new EventDeserializer<>(UsageReported.class, registry);
+        var demandDe = new EventDeserializer<>(AccountDemand.class, registry);
         long[] counts = new long[4]; // records, booked, rejected, excluded
 
         // Pass 1: the small topics (tree, capacity, what the live service dead-lettered as too late).

@@ -1,5 +1,6 @@
 package dev.allot.accounting.streams;
 
+import dev.allot.schemas.catalogue.EventDeserializer;
 import dev.allot.schemas.catalogue.EventSerdes;
 import dev.allot.schemas.catalogue.Topic;
 import org.apache.avro.specific.SpecificRecord;
@@ -17,7 +18,7 @@ public interface AccountingSerdes {
             @Override
             public <V extends SpecificRecord> Serde<V> serde(Topic<String, V> topic) {
                 return Serdes.serdeFrom(EventSerdes.<V>valueSerializer(registryUrl),
-                        new WireFormatDeserializer<>(topic.valueType(), registryUrl));
+                        new EventDeserializer<>(topic.valueType(), registryUrl));
             }
         };
     }

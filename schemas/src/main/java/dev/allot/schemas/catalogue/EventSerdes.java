@@ -53,8 +53,13 @@ public final class EventSerdes {
         return deserializer;
     }
 
+    /** A deserializer bound to one generated class; works under any class loader (see {@link EventDeserializer}). */
+    public static <V extends SpecificRecord> Deserializer<V> valueDeserializer(Class<V> type, String registryUrl) {
+        return new EventDeserializer<>(type, registryUrl);
+    }
+
     public static <V extends SpecificRecord> Serde<V> valueSerde(Topic<String, V> topic, String registryUrl) {
-        return Serdes.serdeFrom(valueSerializer(registryUrl), valueDeserializer(registryUrl));
+        return Serdes.serdeFrom(valueSerializer(registryUrl), valueDeserializer(topic.valueType(), registryUrl));
     }
 
     public static Serde<String> keySerde() {

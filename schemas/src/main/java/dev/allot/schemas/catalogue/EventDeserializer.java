@@ -1,10 +1,8 @@
-package dev.allot.accounting.streams;
+package dev.allot.schemas.catalogue;
 
-import dev.allot.schemas.catalogue.EventSerdes;
 import io.apicurio.registry.serde.avro.AvroKafkaDeserializer;
 import io.apicurio.registry.serde.avro.AvroSerdeConfig;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,13 +18,17 @@ import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 
 /**
- * Reads the Confluent wire format (magic 0, 4-byte schema id, Avro binary) into a generated class.
- * The writer schema comes from the registry once per id (through Apicurio's deserializer in generic
- * mode); records are then decoded straight into the specific class with a class loader that sees it.
- * (Apicurio's own specific reader resolves classes through Avro's class loader, which under Quarkus
- * does not see the generated event classes: "Error getting schema [dev.allot.schemas.BudgetEvent]".)
+ * Reads a catalogue value (Confluent wire format: magic 0, 4-byte schema id, Avro binary) into its
+ * generated class. The writer schema comes from the registry once per id (through Apicurio's
+ * deserializer in generic mode); records are then decoded straight into the class, with Avro schema
+ * resolution, by a {@link SpecificData} bound to the class's own class loader.
+ *
+ * <p>Why not Apicurio's specific reader: it resolves generated classes through Avro's shared
+ * {@code SpecificData}, which under Quarkus (dev and test class loaders) finds another loader's copy
+ * ("Error getting schema [dev.allot.schemas.BudgetEvent]", ClassCastException). And a record written
+ * with another record schema than the topic's (schema-invalid) is refused here by name.
  */
-public final class WireFormatDeserializer<V extends SpecificRecord> implements Deserializer<V> {
+public final class EventDeserializer<V extends SpecificRecord> implements Deserializer<V> {
 
     private final Class<V> type;
     private final Schema readerSchema;
@@ -35,11 +37,11 @@ public final class WireFormatDeserializer<V extends SpecificRecord> implements D
     private final Map<Integer, SpecificDatumReader<V>> readers = new ConcurrentHashMap<>();
     private final ThreadLocal<BinaryDecoder> decoders = new ThreadLocal<>();
 
-    public WireFormatDeserializer(Class<V> type, String registryUrl) {
+    public EventDeserializer(Class<V> type, String registryUrl) {
         this.type = type;
         this.data = new SpecificData(type.getClassLoader());
         this.data.addLogicalTypeConversion(new TimeConversions.TimestampMillisConversion());
-        this.readerSchema = SpecificData.get().getSchema(type);
+        this.readerSchema = data.getSchema(type);
         Map<String, Object> config = EventSerdes.registryConfig(registryUrl);
         config.put(AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, false);
         generic.configure(config, false);
@@ -51,11 +53,16 @@ public final class WireFormatDeserializer<V extends SpecificRecord> implements D
             return null;
         }
         if (bytes.length < 5 || bytes[0] != 0) {
-            throw new SerializationException("not the Confluent wire format (magic byte 0 + 4-byte schema id)");
+            throw new SerializationException("not the Confluent wire format (magic byte 0 + 4-byte schema id): "
+                    + (bytes.length == 0 ? "empty" : "magic byte " + bytes[0] + ", " + bytes.length + " bytes"));
         }
         int id = ByteBuffer.wrap(bytes, 1, 4).getInt();
         SpecificDatumReader<V> reader = readers.computeIfAbsent(id, i -> {
             Schema writer = generic.deserialize(topic, bytes).getSchema();
+            if (!writer.getFullName().equals(readerSchema.getFullName())) {
+                throw new SerializationException("schema-invalid: written as " + writer.getFullName()
+                        + " (schema id " + id + "), expected " + readerSchema.getFullName());
+            }
             return new SpecificDatumReader<>(writer, readerSchema, data);
         });
         try {
