@@ -9,6 +9,8 @@ import dev.allot.core.Scheduler;
 import dev.allot.core.SchedulerConfig;
 import dev.allot.core.metrics.ClusterMetrics;
 import dev.allot.core.policy.SchedulingPolicy;
+import dev.allot.simulator.policy.NonPreempting;
+import dev.allot.simulator.policy.TimeIndependent;
 import dev.allot.simulator.scenario.BudgetTree;
 import dev.allot.simulator.scenario.Scenario;
 import dev.allot.simulator.scenario.SimJob;
@@ -31,7 +33,9 @@ import java.util.function.DoubleConsumer;
  * submitted, one pass runs ({@link Scheduler#schedule}) and its decisions are carried out on the
  * simulated cluster. A placed job runs for its remaining work; a preempted resumable job keeps
  * the work up to its last checkpoint (every {@code checkpointSeconds} of its run) and loses the
- * rest; a non-resumable one loses its whole run and starts over.
+ * rest; a non-resumable one loses its whole run and starts over. Checkpoints are reported to the
+ * core ({@link Scheduler#jobCheckpointed}) as the node agents would, so its victim choice (least
+ * work since the last checkpoint) sees the same facts the simulator charges losses on.
  */
 public final class Simulation {
     public static final String CLUSTER = "sim";
@@ -48,6 +52,9 @@ public final class Simulation {
             return new Options(1, 300, 1800, true);
         }
     }
+
+    /** Finished jobs are dropped from the core's memory every this many (million-job runs). */
+    private static final int FORGET_EVERY = 20_000;
 
     private static final byte PENDING = 0;
     private static final byte WAITING = 1;
@@ -84,11 +91,15 @@ public final class Simulation {
         long wallStart = System.nanoTime();
         List<SimJob> jobs = scenario.jobs();
         int n = jobs.size();
-        long periodMs = scenario.periodSeconds() * 1000;
+        long warmMs = scenario.warmupSeconds() * 1000;
+        long periodMs = scenario.spanSeconds() * 1000;
+        final double w = scenario.warmupSeconds();
         long quantum = Math.max(1, options.quantumSeconds()) * 1000;
         long tick = Math.max(1, options.tickSeconds()) * 1000;
         long ckpt = Math.max(1, options.checkpointSeconds()) * 1000;
         int capacity = scenario.clusterGpus();
+        boolean preempts = !(policy instanceof NonPreempting);
+        boolean ticks = !(policy instanceof TimeIndependent);
 
         SchedulerConfig config = SchedulerConfig.defaults()
                 .withWindow(scenario.lookbackSeconds() * 1000, SchedulerConfig.HOUR)
@@ -118,10 +129,13 @@ public final class Simulation {
         }
         PriorityQueue<Timed> ends = new PriorityQueue<>();
         PriorityQueue<Timed> protections = new PriorityQueue<>();
+        PriorityQueue<Timed> checkpoints = new PriorityQueue<>();
         TreeSet<Long> reservationsDue = new TreeSet<>();
         double[] preemptTimes = new double[64];
         String[] preemptTeams = new String[64];
         int preemptCount = 0;
+        int preemptUnallocated = 0;
+        double lostUnallocated = 0;
 
         int nextArrival = 0;
         int waiting = 0;
@@ -129,6 +143,7 @@ public final class Simulation {
         int finished = 0;
         int rejected = 0;
         long passes = 0;
+        int forgotten = 0;
         long now = 0;
         long nextTick = tick;
         double lastProgress = -1;
@@ -158,7 +173,9 @@ public final class Simulation {
                 if (!reservationsDue.isEmpty()) {
                     t = Math.min(t, reservationsDue.first());
                 }
-                t = Math.min(t, nextTick);
+                if (ticks) {
+                    t = Math.min(t, nextTick);
+                }
             }
             if (t == Long.MAX_VALUE) {
                 break;
@@ -168,11 +185,20 @@ public final class Simulation {
                 break;
             }
             if (waiting > 0 && t > now) {
-                metrics.idleWhileWaiting(now / 1000.0, t / 1000.0, capacity - used);
+                metrics.idleWhileWaiting(now / 1000.0 - w, t / 1000.0 - w, capacity - used);
             }
             now = t;
             while (nextTick <= now) {
                 nextTick += tick;
+            }
+            // 0. checkpoints written since the last moment (facts the node agents report), in time order
+            while (!checkpoints.isEmpty() && checkpoints.peek().atMillis() <= now) {
+                Timed c = checkpoints.poll();
+                if (stale(c, state, seq) || c.atMillis() >= placedAt[c.job()] + remaining[c.job()]) {
+                    continue;
+                }
+                core.jobCheckpointed(c.atMillis(), jobs.get(c.job()).jobId());
+                checkpoints.add(new Timed(c.atMillis() + ckpt, c.job(), c.seq()));
             }
             // 1. jobs that ended
             while (!ends.isEmpty() && ends.peek().atMillis() <= now) {
@@ -183,13 +209,17 @@ public final class Simulation {
                 int j = e.job();
                 SimJob job = jobs.get(j);
                 core.jobFinished(now, job.jobId());
-                metrics.held(job.team(), placedAt[j] / 1000.0, now / 1000.0, job.gpus(), job.allocated());
-                metrics.demanded(job.team(), job.submitSeconds(), now / 1000.0, job.gpus());
+                metrics.held(job.team(), placedAt[j] / 1000.0 - w, now / 1000.0 - w, job.gpus(), job.allocated());
+                metrics.demanded(job.team(), job.submitSeconds() - w, now / 1000.0 - w, job.gpus(), job.allocated());
                 used -= job.gpus();
                 state[j] = FINISHED;
                 seq[j]++;
                 finished++;
                 sink.event(now / 1000.0, job.jobId(), job.team(), "complete", job.gpus(), "");
+            }
+            if (finished - forgotten >= FORGET_EVERY) {
+                core.forgetFinished();
+                forgotten = finished;
             }
             // 2. arrivals
             while (nextArrival < n && jobs.get(nextArrival).submitSeconds() * 1000 <= now) {
@@ -222,38 +252,49 @@ public final class Simulation {
                         placedAt[j] = now;
                         if (firstPlaced[j] < 0) {
                             firstPlaced[j] = now;
-                            metrics.waited(job.jobClass(), (now - job.submitSeconds() * 1000) / 1000.0);
+                            if (job.submitSeconds() * 1000 >= warmMs) {
+                                metrics.waited(job.jobClass(), (now - job.submitSeconds() * 1000) / 1000.0);
+                            }
                         }
                         ends.add(new Timed(now + remaining[j], j, seq[j]));
-                        if (p.chargeMode() == ChargeMode.ALLOCATED && p.protectedUntilMillis() > now) {
+                        if (job.resumable()) {
+                            checkpoints.add(new Timed(now + ckpt, j, seq[j]));
+                        }
+                        if (preempts && p.chargeMode() == ChargeMode.ALLOCATED && p.protectedUntilMillis() > now) {
                             protections.add(new Timed(p.protectedUntilMillis(), j, seq[j]));
                         }
                         sink.event(now / 1000.0, job.jobId(), job.team(), "place", job.gpus(), nodes(p.replicas()));
                     }
                     case Decision.Preempt p -> {
                         int j = index.get(p.jobId());
-                        double lost = stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics);
+                        double lost = stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics, w);
                         used -= jobs.get(j).gpus();
                         waiting++;
-                        metrics.preempted(lost);
-                        if (preemptCount == preemptTimes.length) {
-                            preemptTimes = Arrays.copyOf(preemptTimes, preemptCount * 2);
-                            preemptTeams = Arrays.copyOf(preemptTeams, preemptCount * 2);
+                        if (now >= warmMs) {
+                            metrics.preempted(lost);
+                            if (!jobs.get(j).allocated()) {
+                                preemptUnallocated++;
+                                lostUnallocated += lost;
+                            }
+                            if (preemptCount == preemptTimes.length) {
+                                preemptTimes = Arrays.copyOf(preemptTimes, preemptCount * 2);
+                                preemptTeams = Arrays.copyOf(preemptTeams, preemptCount * 2);
+                            }
+                            preemptTimes[preemptCount] = now / 1000.0 - w;
+                            preemptTeams[preemptCount++] = jobs.get(j).team();
                         }
-                        preemptTimes[preemptCount] = now / 1000.0;
-                        preemptTeams[preemptCount++] = jobs.get(j).team();
                         sink.event(now / 1000.0, p.jobId(), jobs.get(j).team(), "preempt", jobs.get(j).gpus(), "");
                     }
                     case Decision.Requeue r -> {
                         int j = index.get(r.jobId());
-                        stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics);
+                        stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics, w);
                         used -= jobs.get(j).gpus();
                         waiting++;
                         sink.event(now / 1000.0, r.jobId(), jobs.get(j).team(), "requeue", jobs.get(j).gpus(), "");
                     }
                     case Decision.ReleaseForDrain r -> {
                         int j = index.get(r.jobId());
-                        stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics);
+                        stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics, w);
                         used -= jobs.get(j).gpus();
                         waiting++;
                         sink.event(now / 1000.0, r.jobId(), jobs.get(j).team(), "requeue", jobs.get(j).gpus(), "");
@@ -287,39 +328,46 @@ public final class Simulation {
         }
         // the period ends
         if (waiting > 0 && periodMs > now) {
-            metrics.idleWhileWaiting(now / 1000.0, periodMs / 1000.0, capacity - used);
+            metrics.idleWhileWaiting(now / 1000.0 - w, periodMs / 1000.0 - w, capacity - used);
         }
         int runningAtEnd = 0;
         int waitingAtEnd = 0;
-        for (int j = 0; j < nextArrival; j++) {
+        // jobs whose arrival fell in the last quantum, after the last moment: submitted, never looked at
+        for (int j = nextArrival; j < n; j++) {
+            SimJob job = jobs.get(j);
+            state[j] = WAITING;
+            sink.event(job.submitSeconds(), job.jobId(), job.team(), "submit", job.gpus(), "");
+        }
+        for (int j = 0; j < n; j++) {
             SimJob job = jobs.get(j);
             if (state[j] == RUNNING) {
                 runningAtEnd++;
-                metrics.held(job.team(), placedAt[j] / 1000.0, periodMs / 1000.0, job.gpus(), job.allocated());
+                metrics.held(job.team(), placedAt[j] / 1000.0 - w, periodMs / 1000.0 - w, job.gpus(), job.allocated());
                 sink.event(periodMs / 1000.0, job.jobId(), job.team(), "cutoff", job.gpus(), "");
             } else if (state[j] == WAITING) {
                 waitingAtEnd++;
             }
             if (state[j] == RUNNING || state[j] == WAITING) {
-                metrics.demanded(job.team(), job.submitSeconds(), periodMs / 1000.0, job.gpus());
+                metrics.demanded(job.team(), job.submitSeconds() - w, periodMs / 1000.0 - w, job.gpus(), job.allocated());
             }
-            if (state[j] == WAITING && firstPlaced[j] < 0) {
-                metrics.waited(job.jobClass(), scenario.periodSeconds() - job.submitSeconds());
+            if (state[j] == WAITING && firstPlaced[j] < 0 && job.submitSeconds() * 1000 >= warmMs) {
+                metrics.waited(job.jobClass(), scenario.spanSeconds() - job.submitSeconds());
             }
         }
         progress.accept(1.0);
-        return new RunResult(policy.name(), variant, metrics, metrics.result(), nextArrival, finished, runningAtEnd,
+        return new RunResult(policy.name(), variant, metrics, metrics.result(), n, finished, runningAtEnd,
                 waitingAtEnd, rejected, passes, Arrays.copyOf(preemptTimes, preemptCount),
-                Arrays.copyOf(preemptTeams, preemptCount), (System.nanoTime() - wallStart) / 1_000_000);
+                Arrays.copyOf(preemptTeams, preemptCount), (System.nanoTime() - wallStart) / 1_000_000, preemptUnallocated,
+                lostUnallocated / 3600.0);
     }
 
     /** Stops a running job: closes its held interval, keeps checkpointed work. Returns lost GPU-seconds. */
     private static double stop(int j, SimJob job, long now, long ckpt, byte[] state, long[] remaining, long[] placedAt,
-            int[] seq, ClusterMetrics metrics) {
+            int[] seq, ClusterMetrics metrics, double w) {
         if (state[j] != RUNNING) {
             throw new IllegalStateException("stopping " + job.jobId() + " which is not running");
         }
-        metrics.held(job.team(), placedAt[j] / 1000.0, now / 1000.0, job.gpus(), job.allocated());
+        metrics.held(job.team(), placedAt[j] / 1000.0 - w, now / 1000.0 - w, job.gpus(), job.allocated());
         long done = now - placedAt[j];
         long kept = job.resumable() ? (done / ckpt) * ckpt : 0;
         remaining[j] -= kept;

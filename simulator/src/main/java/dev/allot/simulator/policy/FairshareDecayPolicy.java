@@ -24,7 +24,7 @@ import java.util.Map;
  * <p>Usage is integrated at each pass from the GPUs running at that moment over the time since the
  * previous pass. The policy is stateful, deterministic, and one instance serves one scheduler.
  */
-public final class FairshareDecayPolicy implements SchedulingPolicy {
+public final class FairshareDecayPolicy implements SchedulingPolicy, NonPreempting {
     private final double halfLifeMillis;
     private final Map<String, Double> usage = new HashMap<>();
     private long lastMillis = Long.MIN_VALUE;

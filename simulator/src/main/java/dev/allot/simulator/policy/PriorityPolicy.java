@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * may hold at most its concurrent GPU limit; a team holding nothing may always start one job even
  * if it is larger than its limit. Jobs that do not fit are skipped (greedy backfill in FIFO order).
  */
-public final class PriorityPolicy implements SchedulingPolicy {
+public final class PriorityPolicy implements SchedulingPolicy, NonPreempting, TimeIndependent {
     private final Map<String, Integer> limits;
 
     /** @param limits concurrent GPU limit per team (teams not listed: unlimited) */

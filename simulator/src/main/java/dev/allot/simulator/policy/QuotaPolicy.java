@@ -15,7 +15,7 @@ import java.util.TreeMap;
  * stays idle while the team is idle. A job larger than its team's quota may run only while the
  * team holds nothing. FIFO inside the quota, no preemption, no reservations.
  */
-public final class QuotaPolicy implements SchedulingPolicy {
+public final class QuotaPolicy implements SchedulingPolicy, NonPreempting, TimeIndependent {
     private final Map<String, Integer> quotas;
 
     public QuotaPolicy(Map<String, Integer> quotas) {

@@ -7,12 +7,14 @@ import java.util.Map;
  * Everything a simulation run needs: the jobs with their contracts (sorted by submit time, then
  * id), the budget tree, the cluster shape and the period.
  *
- * @param offeredLoad offered GPU-seconds / (cluster GPUs x period), where a job offers
- *     GPUs x min(duration, period end - submit)
+ * @param periodSeconds the measured period, which starts after {@code warmupSeconds} of simulated
+ *     time whose figures are not counted (0 by default)
+ * @param offeredLoad offered GPU-seconds in the measured period / (cluster GPUs x period), where a job
+ *     offers GPUs x the part of [submit, submit + duration) inside the measured period
  */
 public record Scenario(List<SimJob> jobs, BudgetTree budgets, List<String> teams, int nodes, int gpusPerNode,
         long periodSeconds, double offeredLoad, long seed, ContractRule rule, long lookbackSeconds,
-        long maxMinRuntimeSeconds, int traceJobs, int debugJobs) {
+        long maxMinRuntimeSeconds, int traceJobs, int debugJobs, long warmupSeconds) {
 
     public Scenario {
         jobs = List.copyOf(jobs);
@@ -27,6 +29,11 @@ public record Scenario(List<SimJob> jobs, BudgetTree budgets, List<String> teams
         return periodSeconds / 86400.0;
     }
 
+    /** Simulated time: warm-up plus measured period. */
+    public long spanSeconds() {
+        return warmupSeconds + periodSeconds;
+    }
+
     public Map<String, Double> fractions() {
         return budgets.leafFractions();
     }
@@ -34,6 +41,6 @@ public record Scenario(List<SimJob> jobs, BudgetTree budgets, List<String> teams
     /** The same scenario with trace contracts re-drawn by another rule (debug jobs keep theirs). */
     public Scenario withJobs(List<SimJob> newJobs, ContractRule newRule) {
         return new Scenario(newJobs, budgets, teams, nodes, gpusPerNode, periodSeconds, offeredLoad, seed, newRule,
-                lookbackSeconds, maxMinRuntimeSeconds, traceJobs, debugJobs);
+                lookbackSeconds, maxMinRuntimeSeconds, traceJobs, debugJobs, warmupSeconds);
     }
 }

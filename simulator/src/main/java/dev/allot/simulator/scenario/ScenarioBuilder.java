@@ -11,7 +11,7 @@ import java.util.TreeSet;
  * Builds a {@link Scenario} from trace jobs.
  *
  * <ol>
- *   <li>Keep the trace jobs submitted within the period [0, days).</li>
+ *   <li>Keep the trace jobs submitted within the simulated span [0, warm-up + days).</li>
  *   <li>Teams = the teams of those jobs. Budget tree: the budgets file if given, else
  *       {@code vc_nodes.csv} if given, else equal shares; teams missing from it get the floor share
  *       ({@link BudgetTree#withTeams}).</li>
@@ -19,8 +19,8 @@ import java.util.TreeSet;
  *   <li>Give trace jobs without a contract one by the {@link ContractRule}.</li>
  *   <li>Size the cluster: unless a node count is given, the fewest nodes of {@code gpusPerNode}
  *       GPUs such that offered GPU-seconds / (GPUs x period) is at most {@code load}, and at least
- *       as many nodes as the largest gang has replicas. A job offers GPUs x min(duration, period
- *       end - submit).</li>
+ *       as many nodes as the largest gang has replicas. A job offers GPUs x the part of
+ *       [submit, submit + duration) inside the measured period [warm-up, warm-up + days).</li>
  * </ol>
  */
 public final class ScenarioBuilder {
@@ -36,6 +36,7 @@ public final class ScenarioBuilder {
     private double debugPerTeamPerHour = DebugJobs.DEFAULT_PER_TEAM_PER_HOUR;
     private double lookbackDays = 7;
     private double maxMinRuntimeHours = 8;
+    private double warmupDays = 0;
 
     public ScenarioBuilder trace(List<TraceJob> jobs) {
         this.trace = jobs;
@@ -103,8 +104,18 @@ public final class ScenarioBuilder {
         return this;
     }
 
+    /** Simulated days before the measured period starts (their figures are not counted). */
+    public ScenarioBuilder warmupDays(double d) {
+        if (d < 0) {
+            throw new IllegalArgumentException("--warmup-days must be >= 0");
+        }
+        this.warmupDays = d;
+        return this;
+    }
+
     public Scenario build() {
-        long period = Math.round(days * 86400);
+        long warmup = Math.round(warmupDays * 86400);
+        long period = warmup + Math.round(days * 86400);
         List<TraceJob> inPeriod = new ArrayList<>();
         TreeSet<String> teams = new TreeSet<>();
         for (TraceJob j : trace) {
@@ -129,7 +140,9 @@ public final class ScenarioBuilder {
         int maxReplicas = 1;
         int maxGpr = 1;
         for (SimJob j : jobs) {
-            offered += (long) j.gpus() * Math.min(j.durationSeconds(), period - j.submitSeconds());
+            long from = Math.max(warmup, j.submitSeconds());
+            long to = Math.min(period, j.submitSeconds() + j.durationSeconds());
+            offered += (long) j.gpus() * Math.max(0, to - from);
             maxReplicas = Math.max(maxReplicas, j.replicas());
             maxGpr = Math.max(maxGpr, j.gpusPerReplica());
         }
@@ -138,12 +151,13 @@ public final class ScenarioBuilder {
         }
         int n = nodes;
         if (n <= 0) {
-            n = (int) Math.ceil(offered / (load * period * gpusPerNode) - 1e-9);
+            n = (int) Math.ceil(offered / (load * (period - warmup) * gpusPerNode) - 1e-9);
             n = Math.max(n, maxReplicas);
         }
-        double offeredLoad = offered / ((double) n * gpusPerNode * period);
-        return new Scenario(jobs, tree, List.copyOf(teams), n, gpusPerNode, period, offeredLoad, seed, r,
-                Math.round(lookbackDays * 86400), Math.round(maxMinRuntimeHours * 3600), inPeriod.size(), debug.size());
+        double offeredLoad = offered / ((double) n * gpusPerNode * (period - warmup));
+        return new Scenario(jobs, tree, List.copyOf(teams), n, gpusPerNode, period - warmup, offeredLoad, seed, r,
+                Math.round(lookbackDays * 86400), Math.round(maxMinRuntimeHours * 3600), inPeriod.size(), debug.size(),
+                warmup);
     }
 
     /** Trace jobs through the rule, debug jobs as generated, sorted by submit time then id. */

@@ -1,0 +1,125 @@
+package dev.allot.simulator.report;
+
+import dev.allot.core.metrics.ClusterMetrics;
+import dev.allot.core.metrics.JobClass;
+import dev.allot.core.metrics.OwedHours;
+import dev.allot.simulator.engine.RunResult;
+import dev.allot.simulator.scenario.Scenario;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Writes {@code summary.json} exactly in the issue's form (fractions in 0..1, waits in seconds)
+ * and {@code details.json} with everything else (fragmentation, per-team hours, contract-rule
+ * variants, counts). No JSON library: keys in a fixed order, numbers via {@link Json#num}.
+ */
+public final class SummaryJson {
+    private SummaryJson() {
+    }
+
+    public static String summary(Scenario sc, double wallSeconds, List<RunResult> runs) {
+        StringBuilder b = new StringBuilder();
+        b.append("{\n  \"scenario\": ");
+        scenario(b, sc);
+        b.append(",\n  \"wallSeconds\": ").append(String.format(Locale.ROOT, "%.3f", wallSeconds));
+        b.append(",\n  \"policies\": {");
+        for (int i = 0; i < runs.size(); i++) {
+            RunResult r = runs.get(i);
+            b.append(i == 0 ? "\n    " : ",\n    ").append(Json.str(r.policy())).append(": ");
+            policy(b, r.result(), "    ");
+        }
+        b.append("\n  }\n}\n");
+        return b.toString();
+    }
+
+    static void scenario(StringBuilder b, Scenario sc) {
+        b.append("{\"jobs\": ").append(sc.jobs().size())
+                .append(", \"teams\": ").append(sc.teams().size())
+                .append(", \"clusterGpus\": ").append(sc.clusterGpus())
+                .append(", \"days\": ").append(Json.num(sc.days()))
+                .append(", \"offeredLoad\": ").append(Json.num(sc.offeredLoad())).append('}');
+    }
+
+    static void policy(StringBuilder b, ClusterMetrics.Result r, String indent) {
+        String in = indent + "  ";
+        b.append("{\n");
+        b.append(in).append("\"occupancy\": ").append(Json.num(r.occupancy())).append(",\n");
+        b.append(in).append("\"owedDeliveredMean\": ").append(Json.num(r.owed().mean())).append(",\n");
+        b.append(in).append("\"owedDeliveredMin\": ").append(Json.num(r.owed().min())).append(",\n");
+        b.append(in).append("\"teamsAtLeast95\": ").append(r.owed().teamsAtLeast95()).append(",\n");
+        b.append(in).append("\"unallocatedShare\": ").append(Json.num(r.unallocatedShare())).append(",\n");
+        b.append(in).append("\"waitP50Seconds\": ");
+        waits(b, r.waitP50Seconds());
+        b.append(",\n");
+        b.append(in).append("\"waitP90Seconds\": ");
+        waits(b, r.waitP90Seconds());
+        b.append(",\n");
+        b.append(in).append("\"preemptions\": ").append(r.preemptions()).append(",\n");
+        b.append(in).append("\"lostGpuHours\": ").append(Json.num(r.lostGpuHours())).append('\n');
+        b.append(indent).append('}');
+    }
+
+    static void waits(StringBuilder b, java.util.Map<JobClass, Double> w) {
+        b.append("{\"debug\": ").append(Json.num(w.get(JobClass.DEBUG)))
+                .append(", \"small\": ").append(Json.num(w.get(JobClass.SMALL)))
+                .append(", \"large\": ").append(Json.num(w.get(JobClass.LARGE))).append('}');
+    }
+
+    /** details.json: per-run extras (runs include the contract-rule variants). */
+    public static String details(Scenario sc, List<RunResult> runs, List<Scenario> variantScenarios) {
+        StringBuilder b = new StringBuilder();
+        b.append("{\n  \"scenario\": ");
+        scenario(b, sc);
+        b.append(",\n  \"nodes\": ").append(sc.nodes())
+                .append(",\n  \"gpusPerNode\": ").append(sc.gpusPerNode())
+                .append(",\n  \"traceJobs\": ").append(sc.traceJobs())
+                .append(",\n  \"debugJobs\": ").append(sc.debugJobs())
+                .append(",\n  \"seed\": ").append(sc.seed())
+                .append(",\n  \"lookbackDays\": ").append(Json.num(sc.lookbackSeconds() / 86400.0))
+                .append(",\n  \"maxMinRuntimeHours\": ").append(Json.num(sc.maxMinRuntimeSeconds() / 3600.0))
+                .append(",\n  \"contractRule\": ").append(Json.str(sc.rule().describe()))
+                .append(",\n  \"runs\": [");
+        for (int i = 0; i < runs.size(); i++) {
+            RunResult r = runs.get(i);
+            ClusterMetrics.Result m = r.result();
+            b.append(i == 0 ? "\n    {" : ",\n    {");
+            b.append("\"policy\": ").append(Json.str(r.policy()))
+                    .append(", \"variant\": ").append(Json.str(r.variant()))
+                    .append(", \"submitted\": ").append(r.submitted())
+                    .append(", \"finished\": ").append(r.finished())
+                    .append(", \"runningAtEnd\": ").append(r.runningAtEnd())
+                    .append(", \"waitingAtEnd\": ").append(r.waitingAtEnd())
+                    .append(", \"rejected\": ").append(r.rejected())
+                    .append(", \"passes\": ").append(r.passes())
+                    .append(", \"preemptionsOfUnallocated\": ").append(r.preemptionsOfUnallocated())
+                    .append(", \"lostGpuHoursOfUnallocated\": ").append(Json.num(r.lostGpuHoursOfUnallocated()))
+                    .append(", \"fragmentation\": ").append(Json.num(m.fragmentation()))
+                    .append(", \"heldGpuHours\": ").append(Json.num(m.heldGpuHours()))
+                    .append(", \"availableGpuHours\": ").append(Json.num(m.availableGpuHours()))
+                    .append(", \"worstTeam\": ").append(m.owed().worstTeam() == null ? "null" : Json.str(m.owed().worstTeam()))
+                    .append(",\n      \"metrics\": ");
+            policy(b, m, "      ");
+            b.append(",\n      \"teams\": [");
+            List<OwedHours.Team> teams = m.owed().teams();
+            for (int t = 0; t < teams.size(); t++) {
+                OwedHours.Team tm = teams.get(t);
+                b.append(t == 0 ? "\n        " : ",\n        ");
+                b.append("{\"team\": ").append(Json.str(tm.team()))
+                        .append(", \"entitledGpuHours\": ").append(Json.num(tm.entitledGpuHours()))
+                        .append(", \"demandGpuHours\": ").append(Json.num(tm.demandGpuHours()))
+                        .append(", \"owedGpuHours\": ").append(Json.num(tm.owedGpuHours()))
+                        .append(", \"deliveredGpuHours\": ").append(Json.num(tm.deliveredGpuHours()))
+                        .append(", \"ratio\": ").append(Json.num(tm.ratio())).append('}');
+            }
+            b.append("\n      ]}");
+        }
+        b.append("\n  ],\n  \"variants\": [");
+        for (int i = 0; i < variantScenarios.size(); i++) {
+            Scenario v = variantScenarios.get(i);
+            b.append(i == 0 ? "\n    " : ",\n    ").append("{\"name\": ").append(Json.str(v.rule().name()))
+                    .append(", \"rule\": ").append(Json.str(v.rule().describe())).append('}');
+        }
+        b.append("\n  ]\n}\n");
+        return b.toString();
+    }
+}

@@ -1,0 +1,261 @@
+package dev.allot.simulator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.allot.simulator.trace.MiniJson;
+import java.io.PrintStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class SimulationEndToEndTest {
+
+    static final String HEADER = "job_id,team,submit_s,gpus_per_replica,replicas,duration_s,min_runtime_s,resumable,kind\n";
+
+    /** A mixed two-day workload: 3 teams, gangs, unallocated and debug jobs, more demand than GPUs. */
+    static String mixedTrace() {
+        StringBuilder b = new StringBuilder(HEADER);
+        int id = 0;
+        String[] teams = {"nlp", "vision", "rl"};
+        for (int i = 0; i < 60; i++) {
+            String team = teams[i % 3];
+            long submit = (i * 2711L) % 150_000;
+            int gpr = new int[] {1, 2, 4, 8, 8}[i % 5];
+            int replicas = i % 7 == 0 ? 2 : 1;
+            long duration = 1800 + (i * 7919L) % 30_000;
+            String min = i % 6 == 0 ? "0" : i % 4 == 0 ? "" : Long.toString(900 + (i * 131L) % 7200);
+            String resumable = i % 5 == 0 ? "" : Boolean.toString(i % 3 != 0);
+            b.append("j").append(++id).append(',').append(team).append(',').append(submit).append(',').append(gpr)
+                    .append(',').append(replicas).append(',').append(duration).append(',').append(min).append(',')
+                    .append(resumable).append(",train\n");
+        }
+        for (int i = 0; i < 30; i++) {
+            b.append("d").append(i).append(',').append(teams[i % 3]).append(',').append(3000 + i * 5000L)
+                    .append(",1,1,900,600,false,debug\n");
+        }
+        return b.toString();
+    }
+
+    private static int run(String... args) {
+        CommandLine cl = new CommandLine(new SimulateCommand());
+        PrintStream quiet = new PrintStream(new ByteArrayOutputStream());
+        ((SimulateCommand) cl.getCommand()).stdout = quiet;
+        ((SimulateCommand) cl.getCommand()).stderr = quiet;
+        cl.setOut(new java.io.PrintWriter(new ByteArrayOutputStream()));
+        cl.setErr(new java.io.PrintWriter(new ByteArrayOutputStream()));
+        return cl.execute(args);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> json(Path p) throws Exception {
+        return (Map<String, Object>) MiniJson.parse(Files.readString(p));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void summaryHasTheIssuesFormAndTheFiguresAddUp(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("trace.csv");
+        Files.writeString(trace, mixedTrace());
+        Path out = dir.resolve("out");
+        Path events = dir.resolve("events.csv");
+        int rc = run("--trace", trace.toString(), "--format", "csv", "--days", "2", "--load", "1.5", "--out",
+                out.toString(), "--events", events.toString(), "--debug-per-team-hour", "0.5", "--quiet",
+                "--variants", "short-contracts");
+        assertThat(rc).isZero();
+
+        Map<String, Object> s = json(out.resolve("summary.json"));
+        assertThat(s).containsOnlyKeys("scenario", "wallSeconds", "policies");
+        Map<String, Object> sc = (Map<String, Object>) s.get("scenario");
+        assertThat(sc).containsOnlyKeys("jobs", "teams", "clusterGpus", "days", "offeredLoad");
+        assertThat(sc.get("teams")).isEqualTo(3.0);
+        assertThat(sc.get("days")).isEqualTo(2.0);
+        double jobs = (Double) sc.get("jobs");
+        assertThat(jobs).isGreaterThan(90); // 90 trace jobs plus generated debug jobs
+        double gpus = (Double) sc.get("clusterGpus");
+        assertThat((Double) sc.get("offeredLoad")).isBetween(1.0, 1.5);
+        Map<String, Object> policies = (Map<String, Object>) s.get("policies");
+        assertThat(new ArrayList<>(policies.keySet())).containsExactly("budget", "priority", "quota", "fairshare-decay");
+
+        Map<String, Object> details = json(out.resolve("details.json"));
+        List<Object> runs = (List<Object>) details.get("runs");
+        assertThat(runs).hasSize(5); // four policies and one variant
+        Map<String, List<String[]>> eventsByPolicy = readEvents(events);
+        for (String policy : policies.keySet()) {
+            Map<String, Object> m = (Map<String, Object>) policies.get(policy);
+            assertThat(m).containsOnlyKeys("occupancy", "owedDeliveredMean", "owedDeliveredMin", "teamsAtLeast95",
+                    "unallocatedShare", "waitP50Seconds", "waitP90Seconds", "preemptions", "lostGpuHours");
+            for (String f : List.of("occupancy", "owedDeliveredMean", "owedDeliveredMin", "unallocatedShare")) {
+                assertThat((Double) m.get(f)).as(policy + " " + f).isBetween(0.0, 1.0);
+            }
+            assertThat((Double) m.get("owedDeliveredMin")).isLessThanOrEqualTo((Double) m.get("owedDeliveredMean"));
+            assertThat((Map<String, Object>) m.get("waitP50Seconds")).containsOnlyKeys("debug", "small", "large");
+            Map<String, Double> p50 = (Map<String, Double>) m.get("waitP50Seconds");
+            Map<String, Double> p90 = (Map<String, Double>) m.get("waitP90Seconds");
+            for (String c : List.of("debug", "small", "large")) {
+                assertThat(p50.get(c)).isLessThanOrEqualTo(p90.get(c));
+            }
+
+            // every job is accounted for
+            Map<String, Object> run = (Map<String, Object>) runs.stream()
+                    .filter(r -> ((Map<String, Object>) r).get("policy").equals(policy)
+                            && ((Map<String, Object>) r).get("variant").equals("default"))
+                    .findFirst().orElseThrow();
+            double accounted = (Double) run.get("finished") + (Double) run.get("runningAtEnd")
+                    + (Double) run.get("waitingAtEnd") + (Double) run.get("rejected");
+            assertThat(run.get("submitted")).isEqualTo(jobs);
+            assertThat(accounted).as(policy).isEqualTo(jobs);
+
+            // the events recompute the occupancy and the preemption count
+            List<String[]> ev = eventsByPolicy.get(policy);
+            Map<String, Double> placedAt = new HashMap<>();
+            double held = 0;
+            int preemptions = 0;
+            int submits = 0;
+            for (String[] e : ev) {
+                double t = Double.parseDouble(e[0]);
+                int g = Integer.parseInt(e[5]);
+                switch (e[4]) {
+                    case "submit" -> submits++;
+                    case "place" -> assertThat(placedAt.put(e[2], t)).isNull();
+                    case "preempt", "requeue", "complete", "cutoff" -> {
+                        if (e[4].equals("preempt")) {
+                            preemptions++;
+                        }
+                        held += g * (t - placedAt.remove(e[2]));
+                    }
+                    default -> { }
+                }
+            }
+            assertThat(placedAt).as("every placement ends").isEmpty();
+            assertThat(submits).isEqualTo((int) jobs);
+            assertThat(held / (gpus * 2 * 86400)).as(policy + " occupancy from events")
+                    .isCloseTo((Double) m.get("occupancy"), within(2e-6));
+            assertThat((double) preemptions).isEqualTo(m.get("preemptions"));
+        }
+        String html = Files.readString(out.resolve("report.html"));
+        assertThat(html).contains("<svg", "Side by side", "Contract rule sensitivity", "short-contracts")
+                .doesNotContain("http://cdn", "<script");
+    }
+
+    private static Map<String, List<String[]>> readEvents(Path p) throws Exception {
+        List<String> lines = Files.readAllLines(p);
+        assertThat(lines.get(0)).isEqualTo("time_s,policy,job_id,team,event,gpus,nodes");
+        Map<String, List<String[]>> m = new HashMap<>();
+        for (String l : lines.subList(1, lines.size())) {
+            String[] f = l.split(",", -1);
+            assertThat(f).hasSize(7);
+            m.computeIfAbsent(f[1], k -> new ArrayList<>()).add(f);
+        }
+        return m;
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aWarmUpIsSimulatedButNotMeasured(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("trace.csv");
+        Files.writeString(trace, mixedTrace());
+        Path out = dir.resolve("out");
+        Path events = dir.resolve("events.csv");
+        assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "1", "--warmup-days", "0.5",
+                "--load", "1.5", "--quiet", "--variants", "none", "--policies", "budget", "--out", out.toString(),
+                "--events", events.toString())).isZero();
+        Map<String, Object> s = json(out.resolve("summary.json"));
+        Map<String, Object> sc = (Map<String, Object>) s.get("scenario");
+        assertThat(sc.get("days")).isEqualTo(1.0);
+        double gpus = (Double) sc.get("clusterGpus");
+        double occupancy = (Double) ((Map<String, Object>) ((Map<String, Object>) s.get("policies")).get("budget"))
+                .get("occupancy");
+        // recompute over the measured period [0.5 d, 1.5 d) only
+        double from = 43_200;
+        double to = 129_600;
+        Map<String, Double> placedAt = new HashMap<>();
+        double held = 0;
+        for (String[] e : readEvents(events).get("budget")) {
+            double t = Double.parseDouble(e[0]);
+            switch (e[4]) {
+                case "place" -> placedAt.put(e[2], t);
+                case "preempt", "requeue", "complete", "cutoff" -> {
+                    double a = Math.max(from, placedAt.remove(e[2]));
+                    double b = Math.min(to, t);
+                    if (b > a) {
+                        held += Integer.parseInt(e[5]) * (b - a);
+                    }
+                }
+                default -> { }
+            }
+        }
+        assertThat(held / (gpus * (to - from))).isCloseTo(occupancy, within(2e-6));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aCoarseQuantumStillAccountsForEveryJob(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("trace.csv");
+        Files.writeString(trace, mixedTrace());
+        Path out = dir.resolve("out");
+        assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "2", "--load", "2", "--quiet",
+                "--variants", "none", "--quantum-seconds", "3600", "--out", out.toString())).isZero();
+        double jobs = (Double) ((Map<String, Object>) json(out.resolve("summary.json")).get("scenario")).get("jobs");
+        for (Object o : (List<Object>) json(out.resolve("details.json")).get("runs")) {
+            Map<String, Object> r = (Map<String, Object>) o;
+            assertThat((Double) r.get("finished") + (Double) r.get("runningAtEnd") + (Double) r.get("waitingAtEnd")
+                    + (Double) r.get("rejected")).as((String) r.get("policy")).isEqualTo(jobs);
+            assertThat(r.get("submitted")).isEqualTo(jobs);
+        }
+    }
+
+    @Test
+    void sameSeedGivesTheSameSummaryApartFromWallSeconds(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("trace.csv");
+        Files.writeString(trace, mixedTrace());
+        String[] common = {"--trace", trace.toString(), "--format", "csv", "--days", "2", "--load", "2", "--quiet",
+            "--seed", "5", "--variants", "none", "--threads", "2"};
+        List<String> outs = new ArrayList<>();
+        for (String name : List.of("a", "b", "c")) {
+            List<String> args = new ArrayList<>(List.of(common));
+            args.addAll(List.of("--out", dir.resolve(name).toString()));
+            if (name.equals("c")) {
+                args.set(args.indexOf("5"), "6");
+            }
+            assertThat(run(args.toArray(String[]::new))).isZero();
+            outs.add(Files.readString(dir.resolve(name).resolve("summary.json"))
+                    .replaceAll("\"wallSeconds\": [0-9.]+", "\"wallSeconds\": X"));
+        }
+        assertThat(outs.get(0)).isEqualTo(outs.get(1));
+        assertThat(outs.get(2)).as("another seed draws other debug jobs and contracts").isNotEqualTo(outs.get(0));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void budgetBeatsPriorityOnWorstTeamOwedHours(@TempDir Path dir) throws Exception {
+        // 4 nodes x 8 GPUs, equal shares. "hog" floods the cluster at t=0 with long 8-GPU jobs; "late"
+        // arrives after an hour with a steady stream of 8-GPU jobs. FIFO serves the hog's backlog
+        // first; budgets give "late" its half once the hog's protected hour is over.
+        StringBuilder b = new StringBuilder(HEADER);
+        for (int i = 0; i < 30; i++) {
+            b.append("h").append(i).append(",hog,").append(i).append(",8,1,36000,3600,true,train\n");
+        }
+        for (int i = 0; i < 20; i++) {
+            b.append("l").append(i).append(",late,").append(3600 + i * 3600L).append(",8,1,7200,1800,true,train\n");
+        }
+        Path trace = dir.resolve("t.csv");
+        Files.writeString(trace, b.toString());
+        Path out = dir.resolve("out");
+        assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "1.5", "--nodes", "4", "--out",
+                out.toString(), "--policies", "budget,priority", "--debug-per-team-hour", "0", "--quiet",
+                "--variants", "none")).isZero();
+        Map<String, Object> policies = (Map<String, Object>) json(out.resolve("summary.json")).get("policies");
+        double budgetWorst = (Double) ((Map<String, Object>) policies.get("budget")).get("owedDeliveredMin");
+        double priorityWorst = (Double) ((Map<String, Object>) policies.get("priority")).get("owedDeliveredMin");
+        assertThat(budgetWorst).isGreaterThan(priorityWorst + 0.2);
+        assertThat(budgetWorst).isGreaterThan(0.8);
+    }
+}
