@@ -1,12 +1,9 @@
 package dev.allot.simulator.policy;
 
-import dev.allot.core.JobView;
 import dev.allot.core.explain.AccountRatio;
 import dev.allot.core.policy.AccountRanking;
 import dev.allot.core.policy.BudgetView;
 import dev.allot.core.policy.PolicyContext;
-import dev.allot.core.policy.PreemptionVerdict;
-import dev.allot.core.policy.SchedulingPolicy;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -24,7 +21,7 @@ import java.util.Map;
  * <p>Usage is integrated at each pass from the GPUs running at that moment over the time since the
  * previous pass. The policy is stateful, deterministic, and one instance serves one scheduler.
  */
-public final class FairshareDecayPolicy implements SchedulingPolicy, NonPreempting {
+public final class FairshareDecayPolicy implements NonPreempting {
     private final double halfLifeMillis;
     private final Map<String, Double> usage = new HashMap<>();
     private long lastMillis = Long.MIN_VALUE;
@@ -139,15 +136,5 @@ public final class FairshareDecayPolicy implements SchedulingPolicy, NonPreempti
     @Override
     public boolean contractsProtect() {
         return false;
-    }
-
-    @Override
-    public boolean mayPreempt(JobView preemptor, PolicyContext ctx) {
-        return false;
-    }
-
-    @Override
-    public PreemptionVerdict mayDisplace(JobView preemptor, JobView victim, PolicyContext ctx) {
-        return PreemptionVerdict.no("fairshare-decay: no preemption");
     }
 }

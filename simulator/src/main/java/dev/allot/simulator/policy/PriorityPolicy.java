@@ -3,8 +3,6 @@ package dev.allot.simulator.policy;
 import dev.allot.core.JobView;
 import dev.allot.core.policy.AccountRanking;
 import dev.allot.core.policy.PolicyContext;
-import dev.allot.core.policy.PreemptionVerdict;
-import dev.allot.core.policy.SchedulingPolicy;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.TreeMap;
@@ -15,7 +13,7 @@ import java.util.TreeMap;
  * may hold at most its concurrent GPU limit; a team holding nothing may always start one job even
  * if it is larger than its limit. Jobs that do not fit are skipped (greedy backfill in FIFO order).
  */
-public final class PriorityPolicy implements SchedulingPolicy, NonPreempting, TimeIndependent {
+public final class PriorityPolicy implements NonPreempting, TimeIndependent {
     private final Map<String, Integer> limits;
 
     /** @param limits concurrent GPU limit per team (teams not listed: unlimited) */
@@ -64,15 +62,5 @@ public final class PriorityPolicy implements SchedulingPolicy, NonPreempting, Ti
     @Override
     public boolean reservesForBlockedJobs() {
         return false;
-    }
-
-    @Override
-    public boolean mayPreempt(JobView preemptor, PolicyContext ctx) {
-        return false;
-    }
-
-    @Override
-    public PreemptionVerdict mayDisplace(JobView preemptor, JobView victim, PolicyContext ctx) {
-        return PreemptionVerdict.no("priority policy: nothing is preemptible");
     }
 }

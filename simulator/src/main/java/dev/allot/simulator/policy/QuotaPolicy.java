@@ -3,8 +3,6 @@ package dev.allot.simulator.policy;
 import dev.allot.core.JobView;
 import dev.allot.core.policy.AccountRanking;
 import dev.allot.core.policy.PolicyContext;
-import dev.allot.core.policy.PreemptionVerdict;
-import dev.allot.core.policy.SchedulingPolicy;
 import java.util.Comparator;
 import java.util.Map;
 import java.util.TreeMap;
@@ -15,7 +13,7 @@ import java.util.TreeMap;
  * stays idle while the team is idle. A job larger than its team's quota may run only while the
  * team holds nothing. FIFO inside the quota, no preemption, no reservations.
  */
-public final class QuotaPolicy implements SchedulingPolicy, NonPreempting, TimeIndependent {
+public final class QuotaPolicy implements NonPreempting, TimeIndependent {
     private final Map<String, Integer> quotas;
 
     public QuotaPolicy(Map<String, Integer> quotas) {
@@ -60,15 +58,5 @@ public final class QuotaPolicy implements SchedulingPolicy, NonPreempting, TimeI
     @Override
     public boolean reservesForBlockedJobs() {
         return false;
-    }
-
-    @Override
-    public boolean mayPreempt(JobView preemptor, PolicyContext ctx) {
-        return false;
-    }
-
-    @Override
-    public PreemptionVerdict mayDisplace(JobView preemptor, JobView victim, PolicyContext ctx) {
-        return PreemptionVerdict.no("quota policy: nothing is preemptible");
     }
 }
