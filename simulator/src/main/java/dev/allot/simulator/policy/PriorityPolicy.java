@@ -1,9 +1,7 @@
 package dev.allot.simulator.policy;
 
 import dev.allot.core.JobView;
-import dev.allot.core.policy.AccountRanking;
 import dev.allot.core.policy.PolicyContext;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -13,7 +11,7 @@ import java.util.TreeMap;
  * may hold at most its concurrent GPU limit; a team holding nothing may always start one job even
  * if it is larger than its limit. Jobs that do not fit are skipped (greedy backfill in FIFO order).
  */
-public final class PriorityPolicy implements NonPreempting, TimeIndependent {
+public final class PriorityPolicy implements TimeIndependent {
     private final Map<String, Integer> limits;
 
     /** @param limits concurrent GPU limit per team (teams not listed: unlimited) */
@@ -40,16 +38,6 @@ public final class PriorityPolicy implements NonPreempting, TimeIndependent {
     }
 
     @Override
-    public AccountRanking rankAccounts(PolicyContext ctx) {
-        return AccountRanking.flat();
-    }
-
-    @Override
-    public Comparator<JobView> withinAccount() {
-        return FIFO;
-    }
-
-    @Override
     public boolean admits(JobView job, PolicyContext ctx) {
         Integer limit = limits.get(job.account());
         if (limit == null) {
@@ -57,10 +45,5 @@ public final class PriorityPolicy implements NonPreempting, TimeIndependent {
         }
         int running = ctx.runningGpus(job.account());
         return running == 0 || running + job.gpus() <= limit;
-    }
-
-    @Override
-    public boolean reservesForBlockedJobs() {
-        return false;
     }
 }

@@ -1,9 +1,7 @@
 package dev.allot.simulator.policy;
 
 import dev.allot.core.JobView;
-import dev.allot.core.policy.AccountRanking;
 import dev.allot.core.policy.PolicyContext;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -13,7 +11,7 @@ import java.util.TreeMap;
  * stays idle while the team is idle. A job larger than its team's quota may run only while the
  * team holds nothing. FIFO inside the quota, no preemption, no reservations.
  */
-public final class QuotaPolicy implements NonPreempting, TimeIndependent {
+public final class QuotaPolicy implements TimeIndependent {
     private final Map<String, Integer> quotas;
 
     public QuotaPolicy(Map<String, Integer> quotas) {
@@ -36,16 +34,6 @@ public final class QuotaPolicy implements NonPreempting, TimeIndependent {
     }
 
     @Override
-    public AccountRanking rankAccounts(PolicyContext ctx) {
-        return AccountRanking.flat();
-    }
-
-    @Override
-    public Comparator<JobView> withinAccount() {
-        return FIFO;
-    }
-
-    @Override
     public boolean admits(JobView job, PolicyContext ctx) {
         int quota = quotas.getOrDefault(job.account(), 0);
         int running = ctx.runningGpus(job.account());
@@ -53,10 +41,5 @@ public final class QuotaPolicy implements NonPreempting, TimeIndependent {
             return true;
         }
         return running == 0 && job.gpus() > quota;
-    }
-
-    @Override
-    public boolean reservesForBlockedJobs() {
-        return false;
     }
 }
