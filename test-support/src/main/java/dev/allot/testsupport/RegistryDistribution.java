@@ -51,12 +51,7 @@ public final class RegistryDistribution {
         if (configured != null && !configured.isBlank()) {
             return Path.of(configured);
         }
-        Path dir = Path.of("").toAbsolutePath();
-        for (Path p = dir; p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("mvnw")) && Files.isDirectory(p.resolve("schemas"))) {
-                return p.resolve(".allot/dist/apicurio-registry-" + VERSION);
-            }
-        }
-        return dir.resolve(".allot/dist/apicurio-registry-" + VERSION);
+        return RepositoryRoot.find().orElse(Path.of("").toAbsolutePath())
+                .resolve(".allot/dist/apicurio-registry-" + VERSION);
     }
 }

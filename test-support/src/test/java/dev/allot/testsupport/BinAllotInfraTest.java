@@ -29,7 +29,7 @@ class BinAllotInfraTest {
 
     @BeforeEach
     void givenAnEmptyAllotHomeWithTheDistributionsAtHand() throws IOException {
-        root = repositoryRoot();
+        root = RepositoryRoot.get();
         // The build already resolved Kafka and unpacked the registry: point ALLOT_HOME at them so the
         // script does not run Maven inside Maven.
         Path dist = Files.createDirectories(home.resolve("dist"));
@@ -102,14 +102,5 @@ class BinAllotInfraTest {
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(3, TimeUnit.MINUTES)).isTrue();
         return new Result(process.exitValue(), output);
-    }
-
-    private static Path repositoryRoot() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("bin/allot"))) {
-                return p;
-            }
-        }
-        throw new IllegalStateException("bin/allot not found above " + Path.of("").toAbsolutePath());
     }
 }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class DeploymentFilesTest {
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-    private static final Path ROOT = repositoryRoot();
+    private static final Path ROOT = RepositoryRoot.get();
 
     @Test
     void everyKubernetesManifestHasApiVersionKindAndName() throws IOException {
@@ -112,14 +112,5 @@ class DeploymentFilesTest {
             }
         }
         return docs;
-    }
-
-    private static Path repositoryRoot() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("bin/allot"))) {
-                return p;
-            }
-        }
-        throw new IllegalStateException("repository root not found");
     }
 }

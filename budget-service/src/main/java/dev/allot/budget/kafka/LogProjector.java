@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -125,32 +126,20 @@ public class LogProjector {
     }
 
     /** Waits until the projection has applied the record at {@code offset}; false on timeout. */
-    public synchronized boolean awaitApplied(String topic, int partition, long offset, Duration timeout) {
+    public boolean awaitApplied(String topic, int partition, long offset, Duration timeout) {
         TopicPartition tp = new TopicPartition(topic, partition);
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (processed.getOrDefault(tp, -1L) <= offset) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                return false;
-            }
-            try {
-                wait(Math.max(1, left / 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return true;
+        return awaitUntil(() -> processed.getOrDefault(tp, -1L) > offset, timeout);
     }
 
     /** Waits until the initial replay is done; false on timeout. */
     public boolean awaitCaughtUp(Duration timeout) {
-        return caughtUp || awaitCaughtUpSlowly(timeout); // no lock on the hot path of every submission
+        return caughtUp || awaitUntil(() -> caughtUp, timeout); // no lock on the hot path of every submission
     }
 
-    private synchronized boolean awaitCaughtUpSlowly(Duration timeout) {
+    /** Waits on this projection's monitor (notified after each applied batch) until the condition holds. */
+    private synchronized boolean awaitUntil(BooleanSupplier condition, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (!caughtUp) {
+        while (!condition.getAsBoolean()) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 return false;
