@@ -188,9 +188,13 @@ class NodeAgentTest {
     void givenJobTrappingSigterm_whenStopJob_thenSigkillAfterGracePeriod() {
         String jobId = "trap-" + UUID.randomUUID();
         long epoch = epoch(OTHER_NODE);
+        java.nio.file.Path trapped = java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), jobId + ".trapped");
         send(OTHER_NODE, start(jobId, OTHER_NODE, epoch, List.of(0, 1),
-                List.of("sh", "-c", "trap '' TERM; while true; do sleep 0.1; done"), Map.of(), 0));
+                List.of("sh", "-c", "trap '' TERM; touch '" + trapped + "'; while true; do sleep 0.1; done"),
+                Map.of(), 0));
         await().atMost(WAIT).until(() -> !payloads(jobId, JobStarted.class).isEmpty());
+        // Stop only once the shell ignores TERM, or TERM alone would end it (143, not the 137 checked below).
+        await().atMost(WAIT).until(() -> java.nio.file.Files.exists(trapped));
 
         long stopSent = System.nanoTime();
         send(OTHER_NODE, stop(jobId, OTHER_NODE, epoch, 1));

@@ -32,7 +32,10 @@ class StaleProcessReaperTest {
         StateDir state = new StateDir(dir);
         ProcessLedger ledger = new ProcessLedger(state.processesDir("n1"));
         Process polite = spawn("sleep", "600");
-        Process stubborn = spawn("sh", "-c", "trap '' TERM; while true; do sleep 0.1; done");
+        Path trapped = dir.resolve("trapped");
+        Process stubborn = spawn("sh", "-c", "trap '' TERM; touch '" + trapped + "'; while true; do sleep 0.1; done");
+        // Reap only once the shell ignores TERM, or TERM alone would end it (143, not the 137 checked below).
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> java.nio.file.Files.exists(trapped));
         Instant reportedUntil = Instant.now().minusSeconds(10).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
         ledger.record(entry("polite", polite.pid(), start(polite), reportedUntil));
         ledger.record(entry("stubborn", stubborn.pid(), start(stubborn), reportedUntil));
