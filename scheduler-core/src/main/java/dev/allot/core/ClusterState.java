@@ -32,6 +32,12 @@ final class ClusterState {
     java.util.Comparator<JobView> orderWithin;
     /** Jobs that joined the waiting set since the last pass. */
     final ArrayList<Job> arrivals = new ArrayList<>();
+    /** Waiting jobs of debug shape (lane candidates), in arrival order. */
+    final java.util.LinkedHashSet<Job> debugShaped = new java.util.LinkedHashSet<>();
+    /** Nodes held for the debug lane, by id. */
+    final TreeMap<String, Node> debugReserve = new TreeMap<>();
+    /** GPUs per account held by running lane jobs. */
+    final HashMap<String, Integer> laneGpus = new HashMap<>();
     long lastPassAt = -1;
     long lastPassNo = -1;
 
@@ -49,12 +55,16 @@ final class ClusterState {
     void addWaiting(Job j) {
         if (waiting.put(j.jobId(), j) == null) {
             count(j, 1);
+            if (j.debugShape) {
+                debugShaped.add(j);
+            }
         }
     }
 
     void removeWaiting(Job j) {
         if (waiting.remove(j.jobId()) != null) {
             count(j, -1);
+            debugShaped.remove(j);
         }
     }
 
@@ -98,6 +108,11 @@ final class ClusterState {
             }
         }
         return false;
+    }
+
+    /** Could a waiting unallocated job use {@code free} GPUs on a node? */
+    boolean unallocatedWaitingFits(int free) {
+        return !unallocatedByGpus.isEmpty() && unallocatedByGpus.firstKey() <= free;
     }
 
     int capacityGpus() {

@@ -36,6 +36,12 @@ final class Job implements JobView {
     List<Job> listedIn;
     /** Scratch: the pass (by counter) in which the job was placed. */
     long placedInPass = -1;
+    /** Debug lane rule 1, fixed at submit. */
+    boolean debugShape;
+    /** Running as a lane job (its GPUs count against its account's lane bound). */
+    boolean inLane;
+    /** The pass order whose lane group holds this job (its entry in its account's group is skipped). */
+    PassOrder laneOf;
 
     Job(JobRequest request, long seq) {
         this.request = request;

@@ -28,4 +28,7 @@ public interface NodeView {
 
     /** Id of the job this node is reserved for, or null. */
     String reservedFor();
+
+    /** Held for the debug lane: only lane jobs and unallocated work land here. */
+    boolean debugReserve();
 }

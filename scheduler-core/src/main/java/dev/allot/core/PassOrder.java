@@ -11,6 +11,8 @@ import java.util.List;
  */
 final class PassOrder {
     final List<List<Job>> groups = new ArrayList<>();
+    /** Whether group 0 is the debug lane (its jobs are skipped where they appear again). */
+    boolean hasLane;
     private final List<Boolean> merged = new ArrayList<>();
     /** Where the walk stopped (step 4's early stop), or -1 if it walked everything. */
     int restGroup = -1;
@@ -23,7 +25,7 @@ final class PassOrder {
     }
 
     boolean valid(Job j, int group) {
-        if (j.state != JobState.WAITING) {
+        if (j.state != JobState.WAITING || (group > 0 && j.laneOf == this)) {
             return false;
         }
         return merged.get(group) ? j.listedIn != null : j.listedIn == groups.get(group);

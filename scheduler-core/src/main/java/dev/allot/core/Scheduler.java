@@ -220,6 +220,7 @@ public final class Scheduler {
         ClusterState cs = clusters.get(n.cluster());
         n.drain();
         cs.open.remove(n);
+        releaseDebugReserve(cs, n);
         dropReservationHolding(cs, n);
     }
 
@@ -231,7 +232,7 @@ public final class Scheduler {
             return;
         }
         n.undrain();
-        if (n.available()) {
+        if (n.available() && !n.debugReserve()) {
             clusters.get(n.cluster()).open.add(n);
         }
     }
@@ -259,6 +260,7 @@ public final class Scheduler {
                             + Fmt.time(j.queuedSince)));
         }
         n.lose();
+        releaseDebugReserve(cs, n); // after lose(): a lost node must not return to the open set
         capacityChanged(cs, t);
     }
 
@@ -276,6 +278,7 @@ public final class Scheduler {
         }
         Job j = new Job(request, jobs.size());
         j.accountId = accountIds.computeIfAbsent(request.account(), a -> accountIds.size());
+        j.debugShape = policy.hasDebugLane() && config.debugLane().hasDebugShape(request);
         jobs.put(request.jobId(), j);
         Optional<String> invalid = Contract.validate(request, config.maxMinRuntimeMillis());
         if (invalid.isPresent()) {
@@ -378,6 +381,10 @@ public final class Scheduler {
         cs.runningGpus.merge(j.account(), g, Integer::sum);
         int[] rate = cs.rates.computeIfAbsent(j.account(), a -> new int[2]);
         rate[j.mode == ChargeMode.ALLOCATED ? 0 : 1] += g;
+        if (cs.order != null && j.laneOf == cs.order) {
+            j.inLane = true;
+            cs.laneGpus.merge(j.account(), g, Integer::sum);
+        }
     }
 
     /** Frees the job's GPUs everywhere; leaves its state to the caller. */
@@ -399,6 +406,12 @@ public final class Scheduler {
         rate[j.mode == ChargeMode.ALLOCATED ? 0 : 1] -= g;
         if (rate[0] == 0 && rate[1] == 0) {
             cs.rates.remove(j.account());
+        }
+        if (j.inLane) {
+            j.inLane = false;
+            if (cs.laneGpus.merge(j.account(), -g, Integer::sum) == 0) {
+                cs.laneGpus.remove(j.account());
+            }
         }
         j.placement = List.of();
         j.placedAt = -1;
@@ -479,6 +492,7 @@ public final class Scheduler {
                 dropReservation(cs, r);
             }
         }
+        holdDebugReserve(cs);
         // 3. ranking and order
         AccountRanking ranking = policy.rankAccounts(p);
         cs.lastRanking = ranking;
@@ -500,6 +514,9 @@ public final class Scheduler {
             if (!order.valid(j, g)) {
                 continue; // placed or cancelled since the order was built
             }
+            // Debug-lane jobs are walked out of rank order, so what they fail to find says nothing
+            // about the jobs after them: they neither read nor write the failure lists.
+            boolean lane = order.hasLane && g == 0;
             position++;
             if (position % 64 == 1 && hopeless(cs, p, preemptionFailed, confirmed)) {
                 // Nothing later in the order can change anything: no free GPU anywhere (that later jobs
@@ -520,10 +537,11 @@ public final class Scheduler {
             // Fast path: a better-ranked job of a shape no larger found no free GPUs (with the same
             // backfill rights) and nothing to displace, and reservations are settled: this job is
             // held the same way. Keeps a pass over 10,000 blocked jobs cheap.
-            if (!settled) {
+            if (!settled && !lane) {
                 settled = reservationsSettled(cs, confirmed);
             }
-            if (settled && (!policy.mayPreempt(j, p) || dominatedByFailure(preemptionFailed, replicas, gpus))) {
+            if (settled && !lane && !(j.mode == ChargeMode.UNALLOCATED && debugReserveFits(cs, gpus))
+                    && (!policy.mayPreempt(j, p) || dominatedByFailure(preemptionFailed, replicas, gpus))) {
                 boolean plain = dominatedByFailure(freeFailed, replicas, gpus);
                 boolean withBackfill = cs.reservations.isEmpty() ? plain
                         : dominatedByFailure(freeFailedBackfill, replicas, gpus);
@@ -560,7 +578,7 @@ public final class Scheduler {
             Reservation own = cs.reservations.isEmpty() ? null : cs.reservationOf(j.jobId());
             // (c) free GPUs
             List<Node> fit = fitFree(cs, p, j, own);
-            if (fit == null && own == null) {
+            if (fit == null && own == null && !lane) {
                 boolean bf = !cs.reservations.isEmpty() && mayBackfillAny(cs, p, j);
                 (bf ? freeFailedBackfill : freeFailed).add(new int[] {replicas, gpus});
             }
@@ -574,17 +592,18 @@ public final class Scheduler {
                 continue;
             }
             // (d) preemption
-            if (policy.mayPreempt(j, p) && !dominatedByFailure(preemptionFailed, replicas, gpus)
-                    && !probeFails(cs, p, j, preemptionFailed)) {
+            List<int[]> failures = lane ? new ArrayList<>() : preemptionFailed;
+            if (policy.mayPreempt(j, p) && !dominatedByFailure(failures, replicas, gpus)
+                    && !probeFails(cs, p, j, failures)) {
                 if (preempt(cs, p, j, own, position, ranking, out, replicas, gpus)) {
                     freeFailed.clear(); // victims may free more than the preemptor takes
                     freeFailedBackfill.clear();
                     continue;
                 }
-                preemptionFailed.add(new int[] {replicas, gpus});
+                failures.add(new int[] {replicas, gpus});
             }
-            // (e) reservation
-            if (policy.reservesForBlockedJobs() && reserve(cs, p, j, own, confirmed, out)) {
+            // (e) reservation (not for lane jobs: they are small, and out of rank order)
+            if (!lane && policy.reservesForBlockedJobs() && reserve(cs, p, j, own, confirmed, out)) {
                 j.hold = Hold.WAITING_FOR_RESERVATION;
                 j.reservedFor = j.jobId();
                 Reservation r = cs.reservationOf(j.jobId());
@@ -692,6 +711,7 @@ public final class Scheduler {
         }
         accounts.sort(Comparator.comparingInt((String a) -> rank.get(a)).thenComparing(a -> a));
         PassOrder out = new PassOrder();
+        debugLane(cs, rank, within, out);
         for (int i = 0; i < accounts.size();) {
             int r = rank.get(accounts.get(i));
             int k = i;
@@ -719,6 +739,108 @@ public final class Scheduler {
         return out;
     }
 
+    /** Whether the job is in the lane group of the current pass. */
+    private static boolean inLaneNow(ClusterState cs, Job j) {
+        return cs.order != null && cs.order.hasLane && j.laneOf == cs.order;
+    }
+
+    private static boolean mayUseDebugReserve(ClusterState cs, Job j) {
+        return !cs.debugReserve.isEmpty() && (j.mode == ChargeMode.UNALLOCATED || inLaneNow(cs, j));
+    }
+
+    private static boolean debugReserveFits(ClusterState cs, int gpus) {
+        for (Node n : cs.debugReserve.values()) {
+            if (n.freeGpus() >= gpus) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Debug lane rule 5: keeps {@code reserveNodes(live nodes)} nodes held for the lane. Nodes that
+     * drained or were lost leave at once (see drainNode, nodeLost); a missing node is replaced by
+     * the open node with the most GPUs free or held by lane and unallocated work, then the most
+     * GPUs, then the highest id (low ids are packed first, so the reserve sits at the other end).
+     */
+    private void holdDebugReserve(ClusterState cs) {
+        int live = 0;
+        for (Node n : cs.nodes.values()) {
+            if (n.available()) {
+                live++;
+            }
+        }
+        int target = policy.hasDebugLane() ? config.debugLane().reserveNodes(live) : 0;
+        while (cs.debugReserve.size() > target) {
+            releaseDebugReserve(cs, cs.debugReserve.firstEntry().getValue());
+        }
+        while (cs.debugReserve.size() < target) {
+            Node best = null;
+            int bestUsable = -1;
+            for (Node n : cs.nodes.values()) {
+                if (!n.available() || n.debugReserve() || n.reservedFor() != null) {
+                    continue;
+                }
+                int usable = n.freeGpus();
+                for (Map.Entry<String, int[]> e : n.jobs().entrySet()) {
+                    Job r = jobs.get(e.getKey());
+                    if (r.mode == ChargeMode.UNALLOCATED || r.inLane) {
+                        usable += e.getValue().length;
+                    }
+                }
+                if (best == null || usable > bestUsable || (usable == bestUsable && n.gpus() >= best.gpus())) {
+                    best = n; // nodes come in id order: on a full tie the later (higher) id wins
+                    bestUsable = usable;
+                }
+            }
+            if (best == null) {
+                return;
+            }
+            best.debugReserve(true);
+            cs.debugReserve.put(best.nodeId(), best);
+            cs.open.remove(best);
+        }
+    }
+
+    private static void releaseDebugReserve(ClusterState cs, Node n) {
+        if (cs.debugReserve.remove(n.nodeId()) != null) {
+            n.debugReserve(false);
+            if (n.available() && n.reservedFor() == null) {
+                cs.open.add(n);
+            }
+        }
+    }
+
+    /** Debug lane rules 2 and 3 ({@link dev.allot.core.ordering.DebugLane}): group 0 of the order. */
+    private void debugLane(ClusterState cs, Map<String, Integer> rank, Comparator<JobView> within, PassOrder out) {
+        if (!policy.hasDebugLane() || cs.debugShaped.isEmpty()) {
+            return;
+        }
+        ArrayList<Job> candidates = new ArrayList<>();
+        for (Job j : cs.debugShaped) {
+            if (j.state == JobState.WAITING && j.listedIn != null) {
+                candidates.add(j);
+            }
+        }
+        candidates.sort(Comparator.comparingInt((Job j) -> rank.getOrDefault(j.account(), Integer.MAX_VALUE))
+                .thenComparing(Job::account).thenComparing(within));
+        HashMap<String, Integer> used = new HashMap<>(cs.laneGpus);
+        int bound = config.debugLane().gpusPerAccount();
+        ArrayList<Job> lane = new ArrayList<>();
+        for (Job j : candidates) {
+            int u = used.getOrDefault(j.account(), 0);
+            if (u + j.gpus() <= bound) {
+                used.put(j.account(), u + j.gpus());
+                j.laneOf = out;
+                lane.add(j);
+            }
+        }
+        if (!lane.isEmpty()) {
+            out.add(lane, true);
+            out.hasLane = true;
+        }
+    }
+
     /**
      * Before a full victim search: can this job displace anything at all (one GPU)? If not, no
      * job ranked after it can either (their candidates are fewer), which is recorded as a (1 x 1)
@@ -740,6 +862,9 @@ public final class Scheduler {
     private boolean eligibleFor(ClusterState cs, Pass p, Job j, Node n, int gpus) {
         if (!n.available() || n.gpus() < gpus) {
             return false;
+        }
+        if (n.debugReserve()) {
+            return inLaneNow(cs, j);
         }
         String holder = n.reservedFor();
         return holder == null || holder.equals(j.jobId()) || mayBackfill(p, j, cs.reservationOf(holder));
@@ -774,6 +899,11 @@ public final class Scheduler {
     private boolean hopeless(ClusterState cs, Pass p, List<int[]> preemptionFailed, HashSet<String> confirmed) {
         if (cs.open.freeGpus() > 0) {
             return false;
+        }
+        for (Node n : cs.debugReserve.values()) {
+            if (n.freeGpus() > 0 && ((cs.order != null && cs.order.hasLane) || cs.unallocatedWaitingFits(n.freeGpus()))) {
+                return false;
+            }
         }
         for (Reservation r : cs.reservations) {
             if (!confirmed.contains(r.jobId())) {
@@ -816,6 +946,12 @@ public final class Scheduler {
         } else {
             b.append("unallocated: free, preemptible at any time by allocated work");
         }
+        if (j.inLane) {
+            b.append("; debug lane: minimum runtime ").append(Fmt.duration(j.request.minRuntimeMillis()))
+                    .append(" and ").append(j.gpus()).append(" GPUs, walked before the fair-share order (")
+                    .append(config.debugLane().gpusPerAccount()).append(" GPUs per account at most)");
+            return b.toString();
+        }
         List<AccountRatio> ahead = ranking.aheadOf(j.account());
         if (!ahead.isEmpty()) {
             b.append("; ranked behind ").append(ahead);
@@ -852,8 +988,15 @@ public final class Scheduler {
                 chosen.addAll(cs.open.bestFit(replicas - chosen.size(), gpus));
                 return chosen;
             }
-            // backfill nodes reserved for other jobs
+            // backfill nodes reserved for other jobs, and the debug lane's nodes
             ArrayList<Node> backfill = new ArrayList<>();
+            if (mayUseDebugReserve(cs, j)) {
+                for (Node n : cs.debugReserve.values()) {
+                    if (n.freeGpus() >= gpus) {
+                        backfill.add(n);
+                    }
+                }
+            }
             for (Reservation r : cs.reservations) {
                 if (r == own) {
                     continue;
@@ -919,9 +1062,13 @@ public final class Scheduler {
             return false;
         }
         HashMap<String, Boolean> backfillOk = new HashMap<>();
+        boolean lane = inLaneNow(cs, j);
         VictimSearch.Eligibility eligible = n -> {
             if (!n.available() || n.gpus() < gpus) {
                 return false;
+            }
+            if (n.debugReserve()) {
+                return lane;
             }
             String holder = n.reservedFor();
             if (holder == null || holder.equals(j.jobId())) {
@@ -1011,7 +1158,7 @@ public final class Scheduler {
         }
         ArrayList<ReservationPlanner.NodeOutlook> outlooks = new ArrayList<>();
         for (Node n : cs.nodes.values()) {
-            if (n.available() && n.reservedFor() == null && n.gpus() >= gpus) {
+            if (n.available() && n.reservedFor() == null && !n.debugReserve() && n.gpus() >= gpus) {
                 outlooks.add(outlook(p, j, n));
             }
         }

@@ -1,5 +1,7 @@
 package dev.allot.core;
 
+import dev.allot.core.ordering.DebugLane;
+
 /**
  * Tunables of the core. Use {@link #defaults()} and the {@code with*} methods.
  *
@@ -13,6 +15,7 @@ package dev.allot.core;
  * @param usageFeed who feeds the usage ledger
  * @param maxReservationsPerCluster how many blocked top-ranked jobs per cluster get nodes reserved
  *     (1 by default)
+ * @param debugLane bounds of the debug lane, used by policies that have one ({@link DebugLane#defaults()})
  */
 public record SchedulerConfig(
         long windowMillis,
@@ -20,7 +23,8 @@ public record SchedulerConfig(
         long maxMinRuntimeMillis,
         double preemptionMargin,
         UsageFeed usageFeed,
-        int maxReservationsPerCluster) {
+        int maxReservationsPerCluster,
+        DebugLane debugLane) {
 
     public static final long HOUR = 3_600_000L;
     public static final long DAY = 24 * HOUR;
@@ -32,33 +36,39 @@ public record SchedulerConfig(
         if (maxMinRuntimeMillis < 0 || preemptionMargin < 0 || maxReservationsPerCluster < 0) {
             throw new IllegalArgumentException("negative tunable");
         }
+        java.util.Objects.requireNonNull(debugLane, "debugLane");
     }
 
     public static SchedulerConfig defaults() {
-        return new SchedulerConfig(7 * DAY, HOUR, 8 * HOUR, 0.1, UsageFeed.RUNNING_JOBS, 1);
+        return new SchedulerConfig(7 * DAY, HOUR, 8 * HOUR, 0.1, UsageFeed.RUNNING_JOBS, 1, DebugLane.defaults());
     }
 
     public SchedulerConfig withWindow(long millis, long bucket) {
         return new SchedulerConfig(millis, bucket, maxMinRuntimeMillis, preemptionMargin, usageFeed,
-                maxReservationsPerCluster);
+                maxReservationsPerCluster, debugLane);
     }
 
     public SchedulerConfig withMaxMinRuntime(long millis) {
         return new SchedulerConfig(windowMillis, bucketMillis, millis, preemptionMargin, usageFeed,
-                maxReservationsPerCluster);
+                maxReservationsPerCluster, debugLane);
     }
 
     public SchedulerConfig withPreemptionMargin(double margin) {
         return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, margin, usageFeed,
-                maxReservationsPerCluster);
+                maxReservationsPerCluster, debugLane);
     }
 
     public SchedulerConfig withUsageFeed(UsageFeed feed) {
         return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, feed,
-                maxReservationsPerCluster);
+                maxReservationsPerCluster, debugLane);
+    }
+
+    public SchedulerConfig withDebugLane(DebugLane lane) {
+        return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed,
+                maxReservationsPerCluster, lane);
     }
 
     public SchedulerConfig withMaxReservationsPerCluster(int n) {
-        return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed, n);
+        return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed, n, debugLane);
     }
 }

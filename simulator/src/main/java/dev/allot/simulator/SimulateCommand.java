@@ -61,8 +61,10 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--days", defaultValue = "30", description = "Simulated period in days (default: ${DEFAULT-VALUE}).")
     double days;
 
-    @Option(names = "--warmup-days", defaultValue = "0",
-            description = "Simulate this many days before the measured period; their figures are not counted (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup-days", defaultValue = "-1",
+            description = "Simulate this many days of the trace before the measured period; their figures are not counted "
+                    + "(default: the lookback window, so the cluster is busy and every ratio has a full window when "
+                    + "measuring starts; 0 measures from an empty cluster).")
     double warmupDays;
 
     @Option(names = "--seed", defaultValue = "1", description = "Seed of every random rule (default: ${DEFAULT-VALUE}).")
@@ -177,7 +179,7 @@ public final class SimulateCommand implements Callable<Integer> {
         ContractRule baseRule = new ContractRule("default", unallocatedFraction, resumableFraction,
                 Math.min(minRuntimeHours, maxMinRuntimeHours), maxMinRuntimeHours);
         ScenarioBuilder builder = new ScenarioBuilder().trace(jobs).load(load).nodes(nodes).gpusPerNode(gpusPerNode)
-                .days(days).warmupDays(warmupDays).seed(seed).rule(baseRule).debugPerTeamPerHour(debugRate).lookbackDays(lookbackDays)
+                .days(days).warmupDays(warmupDays < 0 ? lookbackDays : warmupDays).seed(seed).rule(baseRule).debugPerTeamPerHour(debugRate).lookbackDays(lookbackDays)
                 .maxMinRuntimeHours(maxMinRuntimeHours).budgetsFile(budgets).vcNodes(vcNodes());
         Scenario base = builder.build();
         List<Scenario> variantScenarios = new ArrayList<>();

@@ -67,7 +67,7 @@ class SimulationEndToEndTest {
         Path out = dir.resolve("out");
         Path events = dir.resolve("events.csv");
         int rc = run("--trace", trace.toString(), "--format", "csv", "--days", "2", "--load", "1.5", "--out",
-                out.toString(), "--events", events.toString(), "--debug-per-team-hour", "0.5", "--quiet",
+                out.toString(), "--events", events.toString(), "--debug-per-team-hour", "0.5", "--quiet", "--warmup-days", "0",
                 "--variants", "short-contracts");
         assertThat(rc).isZero();
 
@@ -201,7 +201,7 @@ class SimulationEndToEndTest {
         Path trace = dir.resolve("trace.csv");
         Files.writeString(trace, mixedTrace());
         Path out = dir.resolve("out");
-        assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "2", "--load", "2", "--quiet",
+        assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "2", "--load", "2", "--quiet", "--warmup-days", "0",
                 "--variants", "none", "--quantum-seconds", "3600", "--out", out.toString())).isZero();
         double jobs = (Double) ((Map<String, Object>) json(out.resolve("summary.json")).get("scenario")).get("jobs");
         for (Object o : (List<Object>) json(out.resolve("details.json")).get("runs")) {
@@ -216,7 +216,7 @@ class SimulationEndToEndTest {
     void sameSeedGivesTheSameSummaryApartFromWallSeconds(@TempDir Path dir) throws Exception {
         Path trace = dir.resolve("trace.csv");
         Files.writeString(trace, mixedTrace());
-        String[] common = {"--trace", trace.toString(), "--format", "csv", "--days", "2", "--load", "2", "--quiet",
+        String[] common = {"--trace", trace.toString(), "--format", "csv", "--days", "2", "--load", "2", "--quiet", "--warmup-days", "0",
             "--seed", "5", "--variants", "none", "--threads", "2"};
         List<String> outs = new ArrayList<>();
         for (String name : List.of("a", "b", "c")) {
@@ -250,7 +250,7 @@ class SimulationEndToEndTest {
         Files.writeString(trace, b.toString());
         Path out = dir.resolve("out");
         assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "1.5", "--nodes", "4", "--out",
-                out.toString(), "--policies", "budget,priority", "--debug-per-team-hour", "0", "--quiet",
+                out.toString(), "--policies", "budget,priority", "--debug-per-team-hour", "0", "--quiet", "--warmup-days", "0",
                 "--variants", "none")).isZero();
         Map<String, Object> policies = (Map<String, Object>) json(out.resolve("summary.json")).get("policies");
         double budgetWorst = (Double) ((Map<String, Object>) policies.get("budget")).get("owedDeliveredMin");

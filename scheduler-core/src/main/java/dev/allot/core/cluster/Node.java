@@ -16,6 +16,7 @@ public final class Node implements NodeView {
     private boolean draining;
     private boolean drainedReported;
     private boolean lost;
+    private boolean debugReserve;
     private String reservedFor;
     private final BitSet used = new BitSet();
     private int free;
@@ -76,6 +77,15 @@ public final class Node implements NodeView {
         this.reservedFor = jobId;
     }
 
+    @Override
+    public boolean debugReserve() {
+        return debugReserve;
+    }
+
+    public void debugReserve(boolean held) {
+        this.debugReserve = held;
+    }
+
     /** Live, not draining: may take new work. */
     public boolean available() {
         return !lost && !draining;
@@ -111,6 +121,7 @@ public final class Node implements NodeView {
         used.clear();
         jobs.clear();
         reservedFor = null;
+        debugReserve = false;
         free = spec.gpus();
     }
 

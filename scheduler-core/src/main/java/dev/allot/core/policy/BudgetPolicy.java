@@ -32,6 +32,12 @@ public final class BudgetPolicy implements SchedulingPolicy {
         return "budget";
     }
 
+    /** Allot keeps a debug lane: see {@link dev.allot.core.ordering.DebugLane}. */
+    @Override
+    public boolean hasDebugLane() {
+        return true;
+    }
+
     @Override
     public AccountRanking rankAccounts(PolicyContext ctx) {
         return FairTree.rank(ctx.budgets(), account -> ctx.usage(account));

@@ -12,7 +12,8 @@ import java.util.Comparator;
  *   <li>whether a job may start now at all (admission limits, {@link #admits});</li>
  *   <li>whether contracts protect allocated jobs during their minimum runtime ({@link #contractsProtect});</li>
  *   <li>whether a job may preempt ({@link #mayPreempt}) and whom ({@link #mayDisplace});</li>
- *   <li>whether blocked top-ranked jobs get nodes reserved ({@link #reservesForBlockedJobs}).</li>
+ *   <li>whether blocked top-ranked jobs get nodes reserved ({@link #reservesForBlockedJobs});</li>
+ *   <li>whether small short debug jobs go first, within bounds ({@link #hasDebugLane}).</li>
  * </ol>
  * The default is {@link BudgetPolicy} (Allot). Implementations must be deterministic: the same
  * context gives the same answers. They are called on the scheduling thread only.
@@ -51,6 +52,11 @@ public interface SchedulingPolicy {
     /** Whether the top blocked job(s) of a cluster get nodes reserved. */
     default boolean reservesForBlockedJobs() {
         return true;
+    }
+
+    /** Whether debug-shape jobs go first within the bounds of {@code SchedulerConfig.debugLane()}. */
+    default boolean hasDebugLane() {
+        return false;
     }
 
     /** Whether this waiting job may preempt anything. Default: allocated jobs may. */

@@ -8,6 +8,7 @@ import dev.allot.core.NodeSpec;
 import dev.allot.core.NodeView;
 import dev.allot.core.Scheduler;
 import dev.allot.core.SchedulerConfig;
+import dev.allot.core.ordering.DebugLane;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -23,7 +24,9 @@ final class ScenarioDriver {
     static final long HOUR = 60 * MIN;
     private static final long[] MIN_RUNTIMES = {0, 0, 5 * MIN, 15 * MIN, HOUR, 2 * HOUR, 8 * HOUR, 9 * HOUR};
 
-    final Scheduler s = new Scheduler(SchedulerConfig.defaults().withWindow(6 * HOUR, 15 * MIN));
+    // one node in three held for the debug lane, so small worlds exercise the reserve too
+    final Scheduler s = new Scheduler(SchedulerConfig.defaults().withWindow(6 * HOUR, 15 * MIN)
+            .withDebugLane(new DebugLane(15 * MIN, 8, 8, 3)));
     final Invariants inv = new Invariants(s);
     final List<Decision> decisions = new ArrayList<>();
     private final Random rnd;
