@@ -83,6 +83,10 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--lookback-days", defaultValue = "7", description = "Fair-share lookback window (default: ${DEFAULT-VALUE}).")
     double lookbackDays;
 
+    @Option(names = "--preemption-margin", defaultValue = "0.1",
+            description = "Budget policy: how much higher the victim's ratio must be (default: ${DEFAULT-VALUE}).")
+    double preemptionMargin;
+
     @Option(names = "--max-min-runtime-hours", defaultValue = "8", description = "Largest minimum runtime (default: ${DEFAULT-VALUE}).")
     double maxMinRuntimeHours;
 
@@ -98,9 +102,9 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Contract rule: lower bound of drawn minimum runtimes; upper bound is --max-min-runtime-hours (default: ${DEFAULT-VALUE}).")
     double minRuntimeHours;
 
-    @Option(names = "--variants", split = ",", defaultValue = "short-contracts,more-unallocated",
+    @Option(names = "--variants", split = ",", defaultValue = "short-contracts,more-unallocated,all-resumable",
             description = "Contract-rule variants run with the budget policy for the sensitivity section: "
-                    + "short-contracts, long-contracts, more-unallocated, no-resumable, or none (default: ${DEFAULT-VALUE}).")
+                    + "short-contracts, long-contracts, more-unallocated, no-resumable, all-resumable, or none (default: ${DEFAULT-VALUE}).")
     List<String> variants;
 
     @Option(names = "--debug-per-team-hour", defaultValue = "1.0",
@@ -229,7 +233,7 @@ public final class SimulateCommand implements Callable<Integer> {
                 String variant = variantNames.get(i);
                 var listener = progress.listener(i);
                 futures.add(pool.submit(() -> {
-                    SchedulingPolicy policy = Policies.create(policyName, sc);
+                    SchedulingPolicy policy = Policies.create(policyName, sc, preemptionMargin);
                     return new Simulation(sc, policy, variant, opts, sink == null ? EventSink.NONE : sink, listener).run();
                 }));
             }
@@ -324,8 +328,9 @@ public final class SimulateCommand implements Callable<Integer> {
                     Math.min(4, max), max);
             case "more-unallocated" -> new ContractRule(v, 0.30, base.resumableFraction(), base.minHours(), max);
             case "no-resumable" -> new ContractRule(v, base.unallocatedFraction(), 0.0, base.minHours(), max);
+            case "all-resumable" -> new ContractRule(v, base.unallocatedFraction(), 1.0, base.minHours(), max);
             default -> throw new IllegalArgumentException("unknown variant " + v
-                    + "; known: short-contracts, long-contracts, more-unallocated, no-resumable, none");
+                    + "; known: short-contracts, long-contracts, more-unallocated, no-resumable, all-resumable, none");
         };
     }
 

@@ -16,8 +16,13 @@ public final class Policies {
     }
 
     public static SchedulingPolicy create(String name, Scenario sc) {
+        return create(name, sc, SchedulerConfig.defaults().preemptionMargin());
+    }
+
+    /** As {@link #create(String, Scenario)}, with the budget policy's preemption margin. */
+    public static SchedulingPolicy create(String name, Scenario sc, double budgetMargin) {
         return switch (name) {
-            case "budget" -> new BudgetPolicy(SchedulerConfig.defaults().preemptionMargin());
+            case "budget" -> new BudgetPolicy(budgetMargin);
             case "priority" -> PriorityPolicy.fromFractions(sc.fractions(), sc.clusterGpus(), sc.gpusPerNode(),
                     PRIORITY_LIMIT_FACTOR);
             case "quota" -> QuotaPolicy.fromFractions(sc.fractions(), sc.clusterGpus());
