@@ -107,6 +107,10 @@ public final class SimulateCommand implements Callable<Integer> {
                     + "short-contracts, long-contracts, more-unallocated, no-resumable, all-resumable, or none (default: ${DEFAULT-VALUE}).")
     List<String> variants;
 
+    @Option(names = "--large-per-day", defaultValue = "0",
+            description = "Add this many synthetic 64-GPU jobs (8 x 8) per day, 2-12 h each (default: ${DEFAULT-VALUE}).")
+    double largePerDay;
+
     @Option(names = "--debug-per-team-hour", defaultValue = "1.0",
             description = "Synthetic debug jobs: Poisson arrivals per team per hour (default: ${DEFAULT-VALUE}).")
     double debugRate;
@@ -183,7 +187,7 @@ public final class SimulateCommand implements Callable<Integer> {
         ContractRule baseRule = new ContractRule("default", unallocatedFraction, resumableFraction,
                 Math.min(minRuntimeHours, maxMinRuntimeHours), maxMinRuntimeHours);
         ScenarioBuilder builder = new ScenarioBuilder().trace(jobs).load(load).nodes(nodes).gpusPerNode(gpusPerNode)
-                .days(days).warmupDays(warmupDays < 0 ? lookbackDays : warmupDays).seed(seed).rule(baseRule).debugPerTeamPerHour(debugRate).lookbackDays(lookbackDays)
+                .days(days).warmupDays(warmupDays < 0 ? lookbackDays : warmupDays).seed(seed).rule(baseRule).debugPerTeamPerHour(debugRate).largePerDay(largePerDay).lookbackDays(lookbackDays)
                 .maxMinRuntimeHours(maxMinRuntimeHours).budgetsFile(budgets).vcNodes(vcNodes());
         Scenario base = builder.build();
         List<Scenario> variantScenarios = new ArrayList<>();

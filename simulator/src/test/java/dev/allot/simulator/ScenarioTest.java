@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.allot.simulator.scenario.BudgetTree;
 import dev.allot.simulator.scenario.ContractRule;
 import dev.allot.simulator.scenario.DebugJobs;
+import dev.allot.simulator.scenario.LargeJobs;
 import dev.allot.simulator.scenario.Scenario;
 import dev.allot.simulator.scenario.ScenarioBuilder;
 import dev.allot.simulator.scenario.SimJob;
@@ -64,6 +65,27 @@ class ScenarioTest {
         // a team's stream does not depend on the other teams
         var onlyB = DebugJobs.generate(List.of("b"), period, 2.0, 7);
         assertThat(one.stream().filter(j -> j.team().equals("b")).toList()).isEqualTo(onlyB);
+    }
+
+    @Test
+    void largeJobsAreSeededPoisson64GpuGangsWithoutAContract() {
+        List<String> teams = List.of("a", "b", "c");
+        long period = 100 * 86400L;
+        var one = LargeJobs.generate(teams, period, 4.0, 7);
+        assertThat(one).isEqualTo(LargeJobs.generate(teams, period, 4.0, 7));
+        assertThat(one).isNotEqualTo(LargeJobs.generate(teams, period, 4.0, 8));
+        // Poisson, 4 a day over 100 days: 400 expected, sd 20
+        assertThat(one.size()).isBetween(300, 500);
+        for (TraceJob j : one) {
+            assertThat(j.gpus()).isEqualTo(64);
+            assertThat(j.replicas()).isEqualTo(8);
+            assertThat(j.durationSeconds()).isBetween(2 * 3600L, 12 * 3600L);
+            assertThat(j.minRuntimeSeconds()).isEqualTo(-1); // the contract rule decides
+            assertThat(j.resumable()).isNull();
+            assertThat(j.debug()).isFalse();
+        }
+        assertThat(one).extracting(TraceJob::team).contains("a", "b", "c");
+        assertThat(LargeJobs.generate(teams, period, 0, 7)).isEmpty();
     }
 
     @Test

@@ -34,6 +34,7 @@ public final class ScenarioBuilder {
     private long seed = 1;
     private ContractRule rule;
     private double debugPerTeamPerHour = DebugJobs.DEFAULT_PER_TEAM_PER_HOUR;
+    private double largePerDay = 0;
     private double lookbackDays = 7;
     private double maxMinRuntimeHours = 8;
     private double warmupDays = 0;
@@ -89,6 +90,15 @@ public final class ScenarioBuilder {
         return this;
     }
 
+    /** Synthetic 64-GPU jobs per day ({@link LargeJobs}); 0 adds none. */
+    public ScenarioBuilder largePerDay(double rate) {
+        if (rate < 0) {
+            throw new IllegalArgumentException("--large-per-day must be >= 0");
+        }
+        this.largePerDay = rate;
+        return this;
+    }
+
     public ScenarioBuilder debugPerTeamPerHour(double rate) {
         this.debugPerTeamPerHour = rate;
         return this;
@@ -135,6 +145,8 @@ public final class ScenarioBuilder {
         tree = tree.withTeams(teams);
         ContractRule r = rule != null ? rule : ContractRule.defaults(maxMinRuntimeHours);
         List<TraceJob> debug = DebugJobs.generate(List.copyOf(teams), period, debugPerTeamPerHour, seed);
+        // generated large jobs count as trace jobs: they stand in for history the trace lacks
+        inPeriod.addAll(LargeJobs.generate(List.copyOf(teams), period, largePerDay, seed));
         List<SimJob> jobs = contracts(inPeriod, debug, r, seed);
         long offered = 0;
         int maxReplicas = 1;
