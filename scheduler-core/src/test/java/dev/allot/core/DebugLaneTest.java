@@ -6,7 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.core.ordering.DebugLane;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The debug lane: small short jobs go first, within a per-account bound, with a few nodes held. */
 class DebugLaneTest {
@@ -47,24 +51,21 @@ class DebugLaneTest {
         assertThat(f.s.explainWaiting("fresh-train").orElseThrow().position()).isEqualTo(2);
     }
 
-    @Test
-    void withTheLaneOffTheDebugJobWaitsItsAccountsTurn() {
-        Fixture f = hogRanLongerThanFresh(DebugLane.off(), 1);
-        f.submit("fresh-train", "fresh", 1, 4, HOUR, true);
-        f.submit("hog-debug", "hog", 1, 4, 10 * MIN, false);
-        f.schedule();
-        assertThat(f.state("fresh-train")).isEqualTo(JobState.RUNNING);
-        assertThat(f.state("hog-debug")).isEqualTo(JobState.WAITING);
+    /** Lane off; a 16-minute minimum runtime; 4 GPUs against a lane of jobs up to 2 GPUs. */
+    static Stream<Arguments> notDebugShaped() {
+        return Stream.of(Arguments.of(DebugLane.off(), 10 * MIN), Arguments.of(NO_RESERVE, 16 * MIN),
+                Arguments.of(new DebugLane(15 * MIN, 2, 8, 0), 10 * MIN));
     }
 
-    @Test
-    void jobsLongerProtectedOrLargerThanTheLaneAllowsKeepTheirRank() {
-        Fixture f = hogRanLongerThanFresh(NO_RESERVE, 1);
+    @ParameterizedTest
+    @MethodSource("notDebugShaped")
+    void withoutTheDebugShapeTheJobWaitsItsAccountsTurn(DebugLane lane, long minRuntime) {
+        Fixture f = hogRanLongerThanFresh(lane, 1);
         f.submit("fresh-train", "fresh", 1, 4, HOUR, true);
-        f.submit("hog-16min", "hog", 1, 4, 16 * MIN, false);
+        f.submit("hog-test", "hog", 1, 4, minRuntime, false);
         f.schedule();
         assertThat(f.state("fresh-train")).isEqualTo(JobState.RUNNING);
-        assertThat(f.state("hog-16min")).isEqualTo(JobState.WAITING);
+        assertThat(f.state("hog-test")).isEqualTo(JobState.WAITING);
     }
 
     @Test
