@@ -8,6 +8,7 @@ import dev.allot.core.reservation.Reservation;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.TreeMap;
 
 /** Everything the core keeps about one cluster. */
@@ -44,6 +45,28 @@ final class ClusterState {
 
     ClusterState(String name) {
         this.name = name;
+    }
+
+    /** {@link #nodes} as an array and each node's position in it; nodes only ever join, so a size check keeps them fresh. */
+    private Node[] nodeArray = new Node[0];
+    private HashMap<String, Integer> nodeIndex = new HashMap<>();
+
+    /** The nodes in id order (shared: do not modify). */
+    Node[] nodeArray() {
+        if (nodeArray.length != nodes.size()) {
+            nodeArray = nodes.values().toArray(new Node[0]);
+            nodeIndex = HashMap.newHashMap(nodeArray.length);
+            for (int i = 0; i < nodeArray.length; i++) {
+                nodeIndex.put(nodeArray[i].nodeId(), i);
+            }
+        }
+        return nodeArray;
+    }
+
+    /** Node id to its position in {@link #nodeArray()} (shared: do not modify). */
+    Map<String, Integer> nodeIndex() {
+        nodeArray();
+        return nodeIndex;
     }
 
     /** Waiting unallocated jobs by GPUs per replica; waiting jobs with a known duration; minimum runtimes waiting. */

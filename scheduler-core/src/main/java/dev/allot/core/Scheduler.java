@@ -19,15 +19,18 @@ import dev.allot.core.reservation.Reservation;
 import dev.allot.core.reservation.ReservationPlanner;
 import dev.allot.core.usage.UsageLedger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
@@ -501,9 +504,9 @@ public final class Scheduler {
         cs.lastPassNo = passCounter;
         // 4. walk
         HashSet<String> confirmed = new HashSet<>();
-        ArrayList<int[]> preemptionFailed = new ArrayList<>();
-        ArrayList<int[]> freeFailed = new ArrayList<>();
-        ArrayList<int[]> freeFailedBackfill = new ArrayList<>();
+        FailedShapes preemptionFailed = new FailedShapes();
+        FailedShapes freeFailed = new FailedShapes();
+        FailedShapes freeFailedBackfill = new FailedShapes();
         boolean settled = false; // once true it stays true: only blocked jobs ranked first move reservations
         int position = 0;
         walk:
@@ -541,10 +544,10 @@ public final class Scheduler {
                 settled = reservationsSettled(cs, confirmed);
             }
             if (settled && !lane && !(j.mode == ChargeMode.UNALLOCATED && debugReserveFits(cs, gpus))
-                    && (!policy.mayPreempt(j, p) || dominatedByFailure(preemptionFailed, replicas, gpus))) {
-                boolean plain = dominatedByFailure(freeFailed, replicas, gpus);
+                    && (!policy.mayPreempt(j, p) || preemptionFailed.dominates(replicas, gpus))) {
+                boolean plain = freeFailed.dominates(replicas, gpus);
                 boolean withBackfill = cs.reservations.isEmpty() ? plain
-                        : dominatedByFailure(freeFailedBackfill, replicas, gpus);
+                        : freeFailedBackfill.dominates(replicas, gpus);
                 boolean held = plain && withBackfill;
                 if (plain != withBackfill) {
                     held = mayBackfillAny(cs, p, j) ? withBackfill : plain;
@@ -557,12 +560,7 @@ public final class Scheduler {
                 }
             }
             // (a) shape
-            int able = 0;
-            for (Node n : cs.nodes.values()) {
-                if (n.available() && n.gpus() >= gpus && ++able >= replicas) {
-                    break;
-                }
-            }
+            int able = Math.min(p.ableNodes(gpus), replicas);
             if (able < replicas) {
                 j.hold = Hold.NO_SUCH_SHAPE;
                 j.missing = replicas + " live nodes with at least " + gpus + " GPUs; cluster " + cs.name + " has "
@@ -580,7 +578,7 @@ public final class Scheduler {
             List<Node> fit = fitFree(cs, p, j, own);
             if (fit == null && own == null && !lane) {
                 boolean bf = !cs.reservations.isEmpty() && mayBackfillAny(cs, p, j);
-                (bf ? freeFailedBackfill : freeFailed).add(new int[] {replicas, gpus});
+                (bf ? freeFailedBackfill : freeFailed).add(replicas, gpus);
             }
             if (fit != null) {
                 if (own != null) {
@@ -592,15 +590,15 @@ public final class Scheduler {
                 continue;
             }
             // (d) preemption
-            List<int[]> failures = lane ? new ArrayList<>() : preemptionFailed;
-            if (policy.mayPreempt(j, p) && !dominatedByFailure(failures, replicas, gpus)
+            FailedShapes failures = lane ? new FailedShapes() : preemptionFailed;
+            if (policy.mayPreempt(j, p) && !failures.dominates(replicas, gpus)
                     && !probeFails(cs, p, j, failures)) {
                 if (preempt(cs, p, j, own, position, ranking, out, replicas, gpus)) {
                     freeFailed.clear(); // victims may free more than the preemptor takes
                     freeFailedBackfill.clear();
                     continue;
                 }
-                failures.add(new int[] {replicas, gpus});
+                failures.add(replicas, gpus);
             }
             // (e) reservation (not for lane jobs: they are small, and out of rank order)
             if (!lane && policy.reservesForBlockedJobs() && reserve(cs, p, j, own, confirmed, out)) {
@@ -662,7 +660,9 @@ public final class Scheduler {
             }
             cs.orderWithin = within;
         }
-        // 1. merge arrivals into their account's list
+        // 1. merge arrivals into their account's list. Stale entries go on the first arrival of each
+        // account (arrivals have listedIn == null, so they go too); later arrivals find none.
+        Set<ArrayList<Job>> cleaned = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Job j : cs.arrivals) {
             if (!j.arrived) {
                 continue;
@@ -672,7 +672,9 @@ public final class Scheduler {
                 continue;
             }
             ArrayList<Job> list = cs.byAccount.computeIfAbsent(j.account(), k -> new ArrayList<>());
-            list.removeIf(o -> o.state != JobState.WAITING || o.listedIn != list || o == j);
+            if (cleaned.add(list)) {
+                list.removeIf(o -> o.state != JobState.WAITING || o.listedIn != list || o == j);
+            }
             int lo = 0;
             int hi = list.size();
             while (lo < hi) {
@@ -705,25 +707,26 @@ public final class Scheduler {
             }
             accounts.add(e.getKey());
         }
-        HashMap<String, Integer> rank = new HashMap<>();
-        for (String a : accounts) {
-            rank.put(a, ranking.rankOf(a));
+        Ranked[] ranked = new Ranked[accounts.size()];
+        for (int i = 0; i < ranked.length; i++) {
+            String a = accounts.get(i);
+            ranked[i] = new Ranked(a, ranking.rankOf(a), cs.byAccount.get(a));
         }
-        accounts.sort(Comparator.comparingInt((String a) -> rank.get(a)).thenComparing(a -> a));
+        Arrays.sort(ranked, Ranked.ORDER);
         PassOrder out = new PassOrder();
-        debugLane(cs, rank, within, out);
-        for (int i = 0; i < accounts.size();) {
-            int r = rank.get(accounts.get(i));
+        debugLane(cs, ranking, within, out);
+        for (int i = 0; i < ranked.length;) {
+            int r = ranked[i].rank();
             int k = i;
-            while (k < accounts.size() && rank.get(accounts.get(k)) == r) {
+            while (k < ranked.length && ranked[k].rank() == r) {
                 k++;
             }
             if (k - i == 1) {
-                out.add(cs.byAccount.get(accounts.get(i)), false);
+                out.add(ranked[i].jobs(), false);
             } else {
                 ArrayList<Job> mergedGroup = new ArrayList<>();
                 for (int x = i; x < k; x++) {
-                    ArrayList<Job> list = cs.byAccount.get(accounts.get(x));
+                    ArrayList<Job> list = ranked[x].jobs();
                     for (Job j : list) {
                         if (j.state == JobState.WAITING && j.listedIn == list) {
                             mergedGroup.add(j);
@@ -812,7 +815,7 @@ public final class Scheduler {
     }
 
     /** Debug lane rules 2 and 3 ({@link dev.allot.core.ordering.DebugLane}): group 0 of the order. */
-    private void debugLane(ClusterState cs, Map<String, Integer> rank, Comparator<JobView> within, PassOrder out) {
+    private void debugLane(ClusterState cs, AccountRanking ranking, Comparator<JobView> within, PassOrder out) {
         if (!policy.hasDebugLane() || cs.debugShaped.isEmpty()) {
             return;
         }
@@ -822,7 +825,7 @@ public final class Scheduler {
                 candidates.add(j);
             }
         }
-        candidates.sort(Comparator.comparingInt((Job j) -> rank.getOrDefault(j.account(), Integer.MAX_VALUE))
+        candidates.sort(Comparator.comparingInt((Job j) -> ranking.rankOf(j.account()))
                 .thenComparing(Job::account).thenComparing(within));
         HashMap<String, Integer> used = new HashMap<>(cs.laneGpus);
         int bound = config.debugLane().gpusPerAccount();
@@ -841,19 +844,27 @@ public final class Scheduler {
         }
     }
 
+    /** An account with waiting jobs, by rank then name (sorted once per pass). */
+    private record Ranked(String account, int rank, ArrayList<Job> jobs) {
+        static final Comparator<Ranked> ORDER = (a, b) -> {
+            int c = Integer.compare(a.rank, b.rank);
+            return c != 0 ? c : a.account.compareTo(b.account);
+        };
+    }
+
     /**
      * Before a full victim search: can this job displace anything at all (one GPU)? If not, no
      * job ranked after it can either (their candidates are fewer), which is recorded as a (1 x 1)
      * failure and lets the rest of the pass skip preemption.
      */
-    private boolean probeFails(ClusterState cs, Pass p, Job j, List<int[]> preemptionFailed) {
-        if (dominatedByFailure(preemptionFailed, 1, 1)) {
+    private boolean probeFails(ClusterState cs, Pass p, Job j, FailedShapes preemptionFailed) {
+        if (preemptionFailed.dominates(1, 1)) {
             return true;
         }
         VictimSearch search = p.victims();
         if (search.nothingPreemptible() || !search.anyVictim(n -> eligibleFor(cs, p, j, n, 1),
                 v -> p.displaceable(j, v))) {
-            preemptionFailed.add(new int[] {1, 1});
+            preemptionFailed.add(1, 1);
             return true;
         }
         return false;
@@ -896,7 +907,7 @@ public final class Scheduler {
     }
 
     /** Early stop of the walk: see step 4. */
-    private boolean hopeless(ClusterState cs, Pass p, List<int[]> preemptionFailed, HashSet<String> confirmed) {
+    private boolean hopeless(ClusterState cs, Pass p, FailedShapes preemptionFailed, HashSet<String> confirmed) {
         if (cs.open.freeGpus() > 0) {
             return false;
         }
@@ -922,16 +933,7 @@ public final class Scheduler {
         if (policy.reservesForBlockedJobs() && cs.reservations.size() < config.maxReservationsPerCluster()) {
             return false;
         }
-        return dominatedByFailure(preemptionFailed, 1, 1) || p.victims().nothingPreemptible();
-    }
-
-    private static boolean dominatedByFailure(List<int[]> failed, int replicas, int gpus) {
-        for (int[] f : failed) {
-            if (replicas >= f[0] && gpus >= f[1]) {
-                return true;
-            }
-        }
-        return false;
+        return preemptionFailed.dominates(1, 1) || p.victims().nothingPreemptible();
     }
 
     private String placeReason(Job j, int position, AccountRanking ranking, String how) {
@@ -1327,7 +1329,7 @@ public final class Scheduler {
             }
             byte a = allowed[victim.accountId];
             if (a == 0) {
-                a = verdict(preemptor, victim).allowed() ? (byte) 1 : (byte) 2;
+                a = policy.allowsDisplacing(preemptor, victim, this) ? (byte) 1 : (byte) 2;
                 allowed[victim.accountId] = a;
             }
             return a == 1;
@@ -1338,6 +1340,20 @@ public final class Scheduler {
         private byte[] allowed;
 
         private final HashMap<String, Boolean> holderMayPreempt = new HashMap<>();
+        private final HashMap<Integer, Integer> ableNodes = new HashMap<>();
+
+        /** Live, not draining nodes with at least {@code gpus} GPUs: fixed for the pass (drains and losses are events). */
+        int ableNodes(int gpus) {
+            return ableNodes.computeIfAbsent(gpus, g -> {
+                int able = 0;
+                for (Node n : cs.nodes.values()) {
+                    if (n.available() && n.gpus() >= g) {
+                        able++;
+                    }
+                }
+                return able;
+            });
+        }
 
         boolean holderMayPreempt(Job holder) {
             return holderMayPreempt.computeIfAbsent(holder.jobId(), h -> policy.mayPreempt(holder, this));
@@ -1345,8 +1361,8 @@ public final class Scheduler {
 
         VictimSearch victims() {
             if (victims == null) {
-                victims = new VictimSearch(cs.nodes.values(), cs.running.values(), this::preemptibleNow, t,
-                        passCounter);
+                victims = new VictimSearch(cs.nodeArray(), cs.nodeIndex(), cs.running.values(), this::preemptibleNow,
+                        t, passCounter);
             }
             return victims;
         }

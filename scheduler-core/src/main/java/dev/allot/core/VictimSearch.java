@@ -6,17 +6,22 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 
 /**
  * Victim search for one pass over one cluster, applying the rules of {@link VictimOrder}. Built
  * lazily at the first preemption attempt of a pass: per node (array index in id order), its
- * preemptible-now jobs in victim order and how many of their GPUs are unallocated or allocated,
- * so a node that cannot reach the size is skipped in O(1). Jobs displaced during the pass are
- * subtracted; jobs placed during the pass are never victims in it.
+ * preemptible-now jobs in victim order and how many of their GPUs are unallocated or allocated.
+ * Jobs displaced during the pass are subtracted; jobs placed during the pass are never victims in
+ * it.
+ *
+ * <p>A pass makes hundreds of searches over a thousand nodes, so a search visits only the nodes
+ * that can reach the size ({@link NodeReach}, in id order as a full scan would), and a one-replica
+ * search skips nodes whose lowest possible cost cannot beat the cheapest found so far. Both only
+ * skip nodes that could not be chosen: the choice is the same as a scan of every node.
  */
 final class VictimSearch {
 
@@ -29,21 +34,41 @@ final class VictimSearch {
     }
 
     private final Node[] nodes;
-    private final HashMap<String, Integer> index = new HashMap<>();
+    private final Map<String, Integer> index;
     private final Job[][] victims;
+    private final boolean[] sorted;
+    private final Comparator<JobView> order;
     private final int[][] gpusHere;
     private final int[] unallocated;
     private final int[] allocated;
+    /**
+     * Unallocated victims' GPUs still counted per node, kept exactly (only for victims listed on the
+     * node): what bounds a node's allocated loss from below when a search prunes.
+     */
+    private final int[] unallocatedLeft;
     private final long pass;
     private int preemptibleJobs;
+    /**
+     * Nodes by how many GPUs they could offer: free + unallocated victims' (first index) and free +
+     * all victims' (second). During a pass a node's free count rises only when a victim here is
+     * displaced, which takes as many GPUs off its victims, so these bounds never go stale upwards.
+     */
+    private final NodeReach reachUnallocated;
+    private final NodeReach reachAll;
+    /** Nodes with victim GPUs left (unallocated + allocated != 0), exact: anyVictim's candidates. */
+    private final long[] withVictims;
+    /** Feasible nodes of a multi-replica search, reused across searches. */
+    private long[] found = new long[16];
 
-    VictimSearch(Collection<Node> clusterNodes, Collection<Job> running, Predicate<Job> preemptibleNow, long now,
-            long pass) {
+    /**
+     * @param nodes the cluster's nodes in id order (not modified)
+     * @param index node id to its position in {@code nodes}
+     */
+    VictimSearch(Node[] nodes, Map<String, Integer> index, Collection<Job> running, Predicate<Job> preemptibleNow,
+            long now, long pass) {
         this.pass = pass;
-        this.nodes = clusterNodes.toArray(new Node[0]);
-        for (int i = 0; i < nodes.length; i++) {
-            index.put(nodes[i].nodeId(), i);
-        }
+        this.nodes = nodes;
+        this.index = index;
         ArrayList<ArrayList<Job>> lists = new ArrayList<>(nodes.length);
         for (int i = 0; i < nodes.length; i++) {
             lists.add(null);
@@ -63,8 +88,9 @@ final class VictimSearch {
                 }
             }
         }
-        Comparator<JobView> order = VictimOrder.at(now);
+        order = VictimOrder.at(now);
         victims = new Job[nodes.length][];
+        sorted = new boolean[nodes.length];
         gpusHere = new int[nodes.length][];
         unallocated = new int[nodes.length];
         allocated = new int[nodes.length];
@@ -73,18 +99,9 @@ final class VictimSearch {
             if (l == null) {
                 continue;
             }
-            l.sort(order);
             victims[i] = l.toArray(new Job[0]);
-            gpusHere[i] = new int[victims[i].length];
-            for (int k = 0; k < victims[i].length; k++) {
-                Job v = victims[i][k];
-                int g = 0;
-                for (ReplicaPlacement r : v.placement) {
-                    if (r.nodeId().equals(nodes[i].nodeId())) {
-                        g = r.gpuIndices().size();
-                    }
-                }
-                gpusHere[i][k] = g;
+            for (Job v : victims[i]) {
+                int g = gpusOn(v, i);
                 if (v.mode == ChargeMode.UNALLOCATED) {
                     unallocated[i] += g;
                 } else {
@@ -92,6 +109,61 @@ final class VictimSearch {
                 }
             }
         }
+        unallocatedLeft = unallocated.clone();
+        int[] keyUnallocated = new int[nodes.length];
+        int[] keyAll = new int[nodes.length];
+        withVictims = new long[(nodes.length + 63) >>> 6];
+        for (int i = 0; i < nodes.length; i++) {
+            keyUnallocated[i] = reach(i, false);
+            keyAll[i] = reach(i, true);
+            markVictims(i);
+        }
+        reachUnallocated = new NodeReach(keyUnallocated);
+        reachAll = new NodeReach(keyAll);
+    }
+
+    /** What node i could offer now: a search for G GPUs visits it iff this is at least G. */
+    private int reach(int i, boolean withAllocated) {
+        int f = nodes[i].freeGpus();
+        if (victims[i] == null) {
+            return f;
+        }
+        return Math.max(f, f + unallocated[i] + (withAllocated ? allocated[i] : 0));
+    }
+
+    private void markVictims(int i) {
+        if (victims[i] != null && unallocated[i] + allocated[i] != 0) {
+            withVictims[i >>> 6] |= 1L << i;
+        } else {
+            withVictims[i >>> 6] &= ~(1L << i);
+        }
+    }
+
+    private int gpusOn(Job v, int i) {
+        int g = 0;
+        for (ReplicaPlacement r : v.placement) {
+            if (r.nodeId().equals(nodes[i].nodeId())) {
+                g = r.gpuIndices().size();
+            }
+        }
+        return g;
+    }
+
+    /**
+     * Node i's victims in victim order, sorted on first use (most nodes are never looked at in a
+     * pass). Sort keys changed since the search was built only for jobs displaced or placed in this
+     * pass, which are never usable again in it, so the usable victims keep the order they had then.
+     */
+    private Job[] victimsOf(int i) {
+        if (!sorted[i]) {
+            sorted[i] = true;
+            Arrays.sort(victims[i], order);
+            gpusHere[i] = new int[victims[i].length];
+            for (int k = 0; k < victims[i].length; k++) {
+                gpusHere[i][k] = gpusOn(victims[i][k], i);
+            }
+        }
+        return victims[i];
     }
 
     boolean nothingPreemptible() {
@@ -107,9 +179,13 @@ final class VictimSearch {
                 int g = r.gpuIndices().size();
                 if (v.mode == ChargeMode.UNALLOCATED) {
                     unallocated[i] -= g;
+                    if (nodes[i].epoch() == r.nodeEpoch()) {
+                        unallocatedLeft[i] -= g;
+                    }
                 } else {
                     allocated[i] -= g;
                 }
+                markVictims(i);
             }
         }
     }
@@ -125,19 +201,19 @@ final class VictimSearch {
 
     /** Is there any eligible node with a victim this preemptor may displace? Stops at the first. */
     boolean anyVictim(Eligibility eligible, Predicate<Job> allowed) {
-        for (int i = 0; i < nodes.length; i++) {
-            if (victims[i] == null || unallocated[i] + allocated[i] == 0) {
-                continue;
-            }
-            boolean found = false;
-            for (Job v : victims[i]) {
-                if (usable(v, true, allowed)) {
-                    found = true;
-                    break;
+        for (int w = 0; w < withVictims.length; w++) {
+            for (long bits = withVictims[w]; bits != 0; bits &= bits - 1) {
+                int i = w << 6 | Long.numberOfTrailingZeros(bits);
+                boolean found = false;
+                for (Job v : victimsOf(i)) {
+                    if (usable(v, true, allowed)) {
+                        found = true;
+                        break;
+                    }
                 }
-            }
-            if (found && eligible.test(nodes[i])) {
-                return true;
+                if (found && eligible.test(nodes[i])) {
+                    return true;
+                }
             }
         }
         return false;
@@ -160,74 +236,60 @@ final class VictimSearch {
      */
     private Selection trySelect(int replicas, int gpus, Eligibility eligible, Predicate<Job> allowed,
             boolean withAllocated) {
-        int n = nodes.length;
-        long[] cost = new long[n]; // allocated GPUs lost << 32 | GPUs lost, or -1 when infeasible
-        Arrays.fill(cost, -1);
+        NodeReach reach = withAllocated ? reachAll : reachUnallocated;
+        long[] candidates = reach.atLeast(gpus);
+        if (candidates == null) {
+            return null;
+        }
+        // Feasible nodes as cost packed with the index (see packed): the cheapest first, ties by
+        // node id (array order).
         int feasible = 0;
-        for (int i = 0; i < n; i++) {
-            Node node = nodes[i];
-            int f = node.freeGpus();
-            if (f < gpus) {
-                int potential = f + unallocated[i] + (withAllocated ? allocated[i] : 0);
-                if (potential < gpus || victims[i] == null) {
+        long min = Long.MAX_VALUE;
+        for (int w = 0; w < candidates.length; w++) {
+            for (long bits = candidates[w]; bits != 0; bits &= bits - 1) {
+                int i = w << 6 | Long.numberOfTrailingZeros(bits);
+                int now = reach(i, withAllocated);
+                reach.lower(i, now); // (candidates[w] was copied into bits: safe while walking it)
+                if (now < gpus) {
                     continue;
                 }
-            }
-            if (!eligible.test(node)) {
-                continue;
-            }
-            long alloc = 0;
-            long lost = 0;
-            if (f < gpus) {
-                Job[] vs = victims[i];
-                for (int k = 0; k < vs.length && f < gpus; k++) {
-                    Job v = vs[k];
-                    if (!usable(v, withAllocated, allowed)) {
-                        continue;
-                    }
-                    f += gpusHere[i][k];
-                    lost += v.gpus();
-                    if (v.mode == ChargeMode.ALLOCATED) {
-                        alloc += v.gpus();
-                    }
+                if (replicas == 1 && min != Long.MAX_VALUE
+                        && packed(lowerBound(i, gpus, withAllocated), 0) >= (min & ~INDEX_MASK)) {
+                    continue; // cannot beat the cheapest so far (which also has the lower id)
                 }
-                if (f < gpus) {
+                long cost = cost(i, gpus, eligible, allowed, withAllocated);
+                if (cost < 0) {
                     continue;
                 }
+                long packed = packed(cost, i);
+                if (replicas == 1) {
+                    min = Math.min(min, packed);
+                } else {
+                    if (feasible == found.length) {
+                        found = Arrays.copyOf(found, feasible * 2);
+                    }
+                    found[feasible] = packed;
+                }
+                feasible++;
             }
-            cost[i] = alloc << 32 | lost;
-            feasible++;
         }
         if (feasible < replicas) {
             return null;
         }
-        // the cheapest nodes; ties by node id (array order). Costs are packed with the index into one
-        // long (allocated lost: 20 bits, lost: 23 bits, index: 20 bits) so sorting is primitive.
-        long[] order = new long[feasible];
-        int k = 0;
-        for (int i = 0; i < n; i++) {
-            if (cost[i] >= 0) {
-                long alloc = Math.min(cost[i] >>> 32, (1L << 20) - 1);
-                long lost = Math.min(cost[i] & 0xffffffffL, (1L << 23) - 1);
-                order[k++] = alloc << 43 | lost << 20 | i;
-            }
-        }
+        long[] order;
         if (replicas == 1) {
-            long min = order[0];
-            for (long o : order) {
-                min = Math.min(min, o);
-            }
-            order[0] = min;
+            order = new long[] {min};
         } else {
-            Arrays.sort(order);
+            order = found;
+            Arrays.sort(order, 0, feasible);
         }
         LinkedHashSet<Job> removed = new LinkedHashSet<>();
         ArrayList<Node> chosen = new ArrayList<>(replicas);
         for (int r = 0; r < replicas; r++) {
-            int i = (int) (order[r] & ((1L << 20) - 1));
+            int i = (int) (order[r] & INDEX_MASK);
             int f = nodes[i].freeGpus();
             if (f < gpus) {
-                Job[] vs = victims[i];
+                Job[] vs = victimsOf(i);
                 for (int v = 0; v < vs.length && f < gpus; v++) {
                     if (!usable(vs[v], withAllocated, allowed)) {
                         continue;
@@ -239,5 +301,54 @@ final class VictimSearch {
             chosen.add(nodes[i]);
         }
         return new Selection(List.copyOf(removed), List.copyOf(chosen));
+    }
+
+    private static final long INDEX_MASK = (1L << 20) - 1;
+
+    /** Cost (allocated lost << 32 | lost) and node index in one long that sorts by both: 20, 23 and 20 bits. */
+    private static long packed(long cost, int i) {
+        return Math.min(cost >>> 32, (1L << 20) - 1) << 43 | Math.min(cost & 0xffffffffL, (1L << 23) - 1) << 20 | i;
+    }
+
+    /**
+     * A cost node i cannot go below (as {@link #cost}): it must free {@code gpus - free} GPUs, and
+     * whatever its unallocated victims cannot free must come from allocated ones (a victim loses at
+     * least the GPUs it frees here).
+     */
+    private long lowerBound(int i, int gpus, boolean withAllocated) {
+        int missing = Math.max(0, gpus - nodes[i].freeGpus());
+        long alloc = withAllocated ? Math.max(0, missing - unallocatedLeft[i]) : 0;
+        return alloc << 32 | missing;
+    }
+
+    /**
+     * The cost of node i on its own (rules 2 and 3): allocated GPUs lost << 32 | GPUs lost, or -1
+     * when it is not eligible or its usable victims cannot make room.
+     */
+    private long cost(int i, int gpus, Eligibility eligible, Predicate<Job> allowed, boolean withAllocated) {
+        if (!eligible.test(nodes[i])) {
+            return -1;
+        }
+        int f = nodes[i].freeGpus();
+        long alloc = 0;
+        long lost = 0;
+        if (f < gpus) {
+            Job[] vs = victimsOf(i);
+            for (int k = 0; k < vs.length && f < gpus; k++) {
+                Job v = vs[k];
+                if (!usable(v, withAllocated, allowed)) {
+                    continue;
+                }
+                f += gpusHere[i][k];
+                lost += v.gpus();
+                if (v.mode == ChargeMode.ALLOCATED) {
+                    alloc += v.gpus();
+                }
+            }
+            if (f < gpus) {
+                return -1;
+            }
+        }
+        return alloc << 32 | lost;
     }
 }

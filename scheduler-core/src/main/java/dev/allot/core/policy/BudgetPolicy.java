@@ -60,10 +60,7 @@ public final class BudgetPolicy implements SchedulingPolicy {
         }
         List<String> p = tree.path(preemptor.account());
         List<String> v = tree.path(victim.account());
-        int i = 0;
-        while (i < p.size() && i < v.size() && p.get(i).equals(v.get(i))) {
-            i++;
-        }
+        int i = divergence(p, v);
         if (i == p.size() || i == v.size()) {
             return PreemptionVerdict.no("accounts " + preemptor.account() + " and " + victim.account()
                     + " share a path in the tree (equal rank)");
@@ -72,9 +69,41 @@ public final class BudgetPolicy implements SchedulingPolicy {
         String vs = v.get(i);
         double pr = ctx.usage(ps).ratio();
         double vr = ctx.usage(vs).ratio();
-        boolean allowed = vr >= pr + margin && !(Double.isInfinite(pr));
+        boolean allowed = allowed(pr, vr);
         String why = (allowed ? "" : "not ") + "allowed: " + vs + " (ratio " + Fmt.ratio(vr) + ") vs " + ps
                 + " (ratio " + Fmt.ratio(pr) + "), margin " + Fmt.ratio(margin);
         return new PreemptionVerdict(allowed, vr, pr, why);
+    }
+
+    /** {@link #mayDisplace}'s answer without its reason (the core asks this for every pair of accounts it meets). */
+    @Override
+    public boolean allowsDisplacing(JobView preemptor, JobView victim, PolicyContext ctx) {
+        BudgetView tree = ctx.budgets();
+        if (!tree.exists(preemptor.account())) {
+            return false;
+        }
+        if (!tree.exists(victim.account())) {
+            return true;
+        }
+        List<String> p = tree.path(preemptor.account());
+        List<String> v = tree.path(victim.account());
+        int i = divergence(p, v);
+        if (i == p.size() || i == v.size()) {
+            return false;
+        }
+        return allowed(ctx.usage(p.get(i)).ratio(), ctx.usage(v.get(i)).ratio());
+    }
+
+    /** The first level where the two paths differ (the size of the shorter if one contains the other). */
+    private static int divergence(List<String> p, List<String> v) {
+        int i = 0;
+        while (i < p.size() && i < v.size() && p.get(i).equals(v.get(i))) {
+            i++;
+        }
+        return i;
+    }
+
+    private boolean allowed(double preemptorRatio, double victimRatio) {
+        return victimRatio >= preemptorRatio + margin && !(Double.isInfinite(preemptorRatio));
     }
 }

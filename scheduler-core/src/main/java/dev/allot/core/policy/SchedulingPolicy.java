@@ -21,9 +21,15 @@ import java.util.Comparator;
 public interface SchedulingPolicy {
 
     /** Within one account rank: the job's own priority (higher first), then submit time, then job id. */
-    Comparator<JobView> PRIORITY_THEN_SUBMIT = Comparator.<JobView>comparingInt(j -> -j.request().priority())
-            .thenComparingLong(JobView::queuedSinceMillis)
-            .thenComparing(JobView::jobId);
+    Comparator<JobView> PRIORITY_THEN_SUBMIT = (a, b) -> {
+        // spelled out rather than chained: every pass inserts each arrival by binary search with it
+        int c = Integer.compare(-a.request().priority(), -b.request().priority());
+        if (c != 0) {
+            return c;
+        }
+        c = Long.compare(a.queuedSinceMillis(), b.queuedSinceMillis());
+        return c != 0 ? c : a.jobId().compareTo(b.jobId());
+    };
 
     /** Submit time, then job id (FIFO; ignores job priority). */
     Comparator<JobView> FIFO = Comparator.comparingLong(JobView::queuedSinceMillis).thenComparing(JobView::jobId);
@@ -71,4 +77,13 @@ public interface SchedulingPolicy {
      * asking. The core never calls this for a victim of the preemptor's own account.
      */
     PreemptionVerdict mayDisplace(JobView preemptor, JobView victim, PolicyContext ctx);
+
+    /**
+     * {@code mayDisplace(preemptor, victim, ctx).allowed()}. The core asks this for every pair of
+     * accounts a victim search meets and calls {@link #mayDisplace} only for victims it takes, so
+     * the two must agree within a pass. Override to skip building reasons nobody reads.
+     */
+    default boolean allowsDisplacing(JobView preemptor, JobView victim, PolicyContext ctx) {
+        return mayDisplace(preemptor, victim, ctx).allowed();
+    }
 }

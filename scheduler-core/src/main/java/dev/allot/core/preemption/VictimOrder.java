@@ -24,12 +24,23 @@ public final class VictimOrder {
     private VictimOrder() {
     }
 
-    /** Rule 3, at time {@code nowMillis} (work since checkpoint depends on it). */
+    /** Rule 3, at time {@code nowMillis} (work since checkpoint depends on it). Spelled out: it sorts every node's victims each pass. */
     public static Comparator<JobView> at(long nowMillis) {
-        return Comparator.comparing((JobView j) -> j.chargeMode() == ChargeMode.ALLOCATED)
-                .thenComparingInt(JobView::gpus)
-                .thenComparing(j -> !j.request().resumable())
-                .thenComparingLong(j -> nowMillis - j.lastCheckpointMillis())
-                .thenComparing(JobView::jobId);
+        return (a, b) -> {
+            int c = Boolean.compare(a.chargeMode() == ChargeMode.ALLOCATED, b.chargeMode() == ChargeMode.ALLOCATED);
+            if (c != 0) {
+                return c;
+            }
+            c = Integer.compare(a.gpus(), b.gpus());
+            if (c != 0) {
+                return c;
+            }
+            c = Boolean.compare(!a.request().resumable(), !b.request().resumable());
+            if (c != 0) {
+                return c;
+            }
+            c = Long.compare(nowMillis - a.lastCheckpointMillis(), nowMillis - b.lastCheckpointMillis());
+            return c != 0 ? c : a.jobId().compareTo(b.jobId());
+        };
     }
 }
