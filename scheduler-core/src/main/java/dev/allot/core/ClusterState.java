@@ -133,6 +133,12 @@ final class ClusterState {
         return false;
     }
 
+    /** The fewest GPUs per replica among waiting jobs ({@link Integer#MAX_VALUE} if none wait). */
+    int narrowestWaitingReplica() {
+        int g = unallocatedByGpus.isEmpty() ? Integer.MAX_VALUE : unallocatedByGpus.firstKey();
+        return minRuntimesByGpus.isEmpty() ? g : Math.min(g, minRuntimesByGpus.firstKey());
+    }
+
     /** Could a waiting unallocated job use {@code free} GPUs on a node? */
     boolean unallocatedWaitingFits(int free) {
         return !unallocatedByGpus.isEmpty() && unallocatedByGpus.firstKey() <= free;

@@ -908,7 +908,8 @@ public final class Scheduler {
 
     /** Early stop of the walk: see step 4. */
     private boolean hopeless(ClusterState cs, Pass p, FailedShapes preemptionFailed, HashSet<String> confirmed) {
-        if (cs.open.freeGpus() > 0) {
+        // free GPUs on open nodes matter only where a replica of the narrowest waiting job fits
+        if (cs.open.freeGpus() > 0 && cs.open.countAtLeast(cs.narrowestWaitingReplica()) > 0) {
             return false;
         }
         for (Node n : cs.debugReserve.values()) {
@@ -933,7 +934,7 @@ public final class Scheduler {
         if (policy.reservesForBlockedJobs() && cs.reservations.size() < config.maxReservationsPerCluster()) {
             return false;
         }
-        return preemptionFailed.dominates(1, 1) || p.victims().nothingPreemptible();
+        return !policy.preempts() || preemptionFailed.dominates(1, 1) || p.victims().nothingPreemptible();
     }
 
     private String placeReason(Job j, int position, AccountRanking ranking, String how) {

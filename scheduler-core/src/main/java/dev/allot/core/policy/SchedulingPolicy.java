@@ -65,6 +65,14 @@ public interface SchedulingPolicy {
         return false;
     }
 
+    /**
+     * Whether this policy ever preempts. {@code false} lets a pass stop walking the queue once no
+     * waiting job fits in the free GPUs ({@link #mayPreempt} must then always say no).
+     */
+    default boolean preempts() {
+        return true;
+    }
+
     /** Whether this waiting job may preempt anything. Default: allocated jobs may. */
     default boolean mayPreempt(JobView preemptor, PolicyContext ctx) {
         return preemptor.chargeMode() == ChargeMode.ALLOCATED;

@@ -13,6 +13,11 @@ import dev.allot.core.policy.SchedulingPolicy;
 public interface NonPreempting extends SchedulingPolicy {
 
     @Override
+    default boolean preempts() {
+        return false;
+    }
+
+    @Override
     default boolean mayPreempt(JobView preemptor, PolicyContext ctx) {
         return false;
     }
