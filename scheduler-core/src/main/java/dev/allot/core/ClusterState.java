@@ -71,7 +71,8 @@ final class ClusterState {
 
     /** Waiting unallocated jobs by GPUs per replica; waiting jobs with a known duration; minimum runtimes waiting. */
     private final TreeMap<Integer, Integer> unallocatedByGpus = new TreeMap<>();
-    private int withExpectedDuration;
+    /** Waiting jobs with a known duration: GPUs per replica to a multiset of their durations. */
+    private final TreeMap<Integer, TreeMap<Long, Integer>> durationsByGpus = new TreeMap<>();
     /** Allocated waiting jobs: GPUs per replica to a multiset of their minimum runtimes. */
     private final TreeMap<Integer, TreeMap<Long, Integer>> minRuntimesByGpus = new TreeMap<>();
 
@@ -103,7 +104,12 @@ final class ClusterState {
             }
         }
         if (j.request.expectedDurationMillis() >= 0) {
-            withExpectedDuration += d;
+            TreeMap<Long, Integer> m = durationsByGpus.computeIfAbsent(j.request.gpusPerReplica(),
+                    k -> new TreeMap<>());
+            bump(m, j.request.expectedDurationMillis(), d);
+            if (m.isEmpty()) {
+                durationsByGpus.remove(j.request.gpusPerReplica());
+            }
         }
     }
 
@@ -122,8 +128,11 @@ final class ClusterState {
             // (unallocated jobs may backfill: the holder can displace them at any time)
             return true;
         }
-        if (withExpectedDuration > 0) {
-            return true;
+        // (jobs that end before the due time may backfill)
+        for (var e : durationsByGpus.headMap(free, true).values()) {
+            if (e.firstKey() <= untilDue) {
+                return true;
+            }
         }
         for (var e : minRuntimesByGpus.headMap(free, true).values()) {
             if (e.firstKey() <= untilDue) {
