@@ -23,7 +23,17 @@ public final class BenchWorld {
     static final long MIN = 60_000L;
     static final long HOUR = 60 * MIN;
 
-    public final Scheduler s = new Scheduler();
+    public final Scheduler s = new Scheduler(config());
+
+    /** {@code -Dbench.lane=off|unheld} to measure without the debug lane or without its held nodes. */
+    private static dev.allot.core.SchedulerConfig config() {
+        var c = dev.allot.core.SchedulerConfig.defaults();
+        return switch (System.getProperty("bench.lane", "default")) {
+            case "off" -> c.withDebugLane(dev.allot.core.ordering.DebugLane.off());
+            case "unheld" -> c.withDebugLane(new dev.allot.core.ordering.DebugLane(15 * MIN, 8, 8, 0));
+            default -> c;
+        };
+    }
     public long now = T0;
     private final Random rnd;
     private final List<String> teams = new ArrayList<>();

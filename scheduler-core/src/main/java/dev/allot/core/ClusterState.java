@@ -34,7 +34,9 @@ final class ClusterState {
     /** Jobs that joined the waiting set since the last pass. */
     final ArrayList<Job> arrivals = new ArrayList<>();
     /** Waiting jobs of debug shape (lane candidates), in arrival order. */
-    final java.util.LinkedHashSet<Job> debugShaped = new java.util.LinkedHashSet<>();
+    final TreeMap<String, java.util.TreeSet<Job>> debugShaped = new TreeMap<>();
+    /** The policy's within-account order (the same instance on every call, see SchedulingPolicy). */
+    private final java.util.Comparator<? super Job> within;
     /** Nodes held for the debug lane, by id. */
     final TreeMap<String, Node> debugReserve = new TreeMap<>();
     /** GPUs per account held by running lane jobs. */
@@ -43,8 +45,9 @@ final class ClusterState {
     long lastPassNo = -1;
 
 
-    ClusterState(String name) {
+    ClusterState(String name, java.util.Comparator<? super Job> within) {
         this.name = name;
+        this.within = within;
     }
 
     /** {@link #nodes} as an array and each node's position in it; nodes only ever join, so a size check keeps them fresh. */
@@ -80,7 +83,7 @@ final class ClusterState {
         if (waiting.put(j.jobId(), j) == null) {
             count(j, 1);
             if (j.debugShape) {
-                debugShaped.add(j);
+                debugShaped.computeIfAbsent(j.account(), a -> new java.util.TreeSet<>(within)).add(j);
             }
         }
     }
@@ -88,7 +91,13 @@ final class ClusterState {
     void removeWaiting(Job j) {
         if (waiting.remove(j.jobId()) != null) {
             count(j, -1);
-            debugShaped.remove(j);
+            if (j.debugShape) {
+                java.util.TreeSet<Job> mine = debugShaped.get(j.account());
+                mine.remove(j);
+                if (mine.isEmpty()) {
+                    debugShaped.remove(j.account());
+                }
+            }
         }
     }
 

@@ -177,7 +177,7 @@ public final class Scheduler {
     private ClusterState cluster(String name) {
         ClusterState cs = clusters.get(name);
         if (cs == null) {
-            cs = new ClusterState(name);
+            cs = new ClusterState(name, policy.withinAccount());
             cs.entitlement.change(now, 0, tree.fractionSnapshot());
             clusters.put(name, cs);
         }
@@ -507,6 +507,8 @@ public final class Scheduler {
         FailedShapes preemptionFailed = new FailedShapes();
         FailedShapes freeFailed = new FailedShapes();
         FailedShapes freeFailedBackfill = new FailedShapes();
+        // the lane group is in rank order among itself, so its jobs share their own failure list
+        FailedShapes lanePreemptionFailed = new FailedShapes();
         boolean settled = false; // once true it stays true: only blocked jobs ranked first move reservations
         int position = 0;
         walk:
@@ -518,10 +520,10 @@ public final class Scheduler {
                 continue; // placed or cancelled since the order was built
             }
             // Debug-lane jobs are walked out of rank order, so what they fail to find says nothing
-            // about the jobs after them: they neither read nor write the failure lists.
+            // about the jobs after them: they keep to their own preemption failure list.
             boolean lane = order.hasLane && g == 0;
             position++;
-            if (position % 64 == 1 && hopeless(cs, p, preemptionFailed, confirmed)) {
+            if (position % 64 == 1 && hopeless(cs, p, preemptionFailed, confirmed, lane)) {
                 // Nothing later in the order can change anything: no free GPU anywhere (that later jobs
                 // could use), a better-ranked job found nothing to displace, and every reservation is
                 // held. The rest wait for want of resources; explainWaiting derives their place.
@@ -590,7 +592,7 @@ public final class Scheduler {
                 continue;
             }
             // (d) preemption
-            FailedShapes failures = lane ? new FailedShapes() : preemptionFailed;
+            FailedShapes failures = lane ? lanePreemptionFailed : preemptionFailed;
             if (policy.mayPreempt(j, p) && !failures.dominates(replicas, gpus)
                     && !probeFails(cs, p, j, failures)) {
                 if (preempt(cs, p, j, own, position, ranking, out, replicas, gpus)) {
@@ -819,25 +821,24 @@ public final class Scheduler {
         if (!policy.hasDebugLane() || cs.debugShaped.isEmpty()) {
             return;
         }
-        ArrayList<Job> candidates = new ArrayList<>();
-        for (Job j : cs.debugShaped) {
-            if (j.state == JobState.WAITING && j.listedIn != null) {
-                candidates.add(j);
-            }
-        }
-        candidates.sort(Comparator.comparingInt((Job j) -> ranking.rankOf(j.account()))
-                .thenComparing(Job::account).thenComparing(within));
-        HashMap<String, Integer> used = new HashMap<>(cs.laneGpus);
         int bound = config.debugLane().gpusPerAccount();
         ArrayList<Job> lane = new ArrayList<>();
-        for (Job j : candidates) {
-            int u = used.getOrDefault(j.account(), 0);
-            if (u + j.gpus() <= bound) {
-                used.put(j.account(), u + j.gpus());
+        for (var e : cs.debugShaped.entrySet()) {
+            int used = cs.laneGpus.getOrDefault(e.getKey(), 0);
+            for (Job j : e.getValue()) { // the account's own order
+                if (j.listedIn == null) {
+                    continue;
+                }
+                if (used + j.gpus() > bound) {
+                    break;
+                }
+                used += j.gpus();
                 j.laneOf = out;
                 lane.add(j);
             }
         }
+        lane.sort(Comparator.comparingInt((Job j) -> ranking.rankOf(j.account())).thenComparing(Job::account)
+                .thenComparing(within));
         if (!lane.isEmpty()) {
             out.add(lane, true);
             out.hasLane = true;
@@ -907,13 +908,15 @@ public final class Scheduler {
     }
 
     /** Early stop of the walk: see step 4. */
-    private boolean hopeless(ClusterState cs, Pass p, FailedShapes preemptionFailed, HashSet<String> confirmed) {
+    private boolean hopeless(ClusterState cs, Pass p, FailedShapes preemptionFailed, HashSet<String> confirmed,
+            boolean laneAhead) {
         // free GPUs on open nodes matter only where a replica of the narrowest waiting job fits
         if (cs.open.freeGpus() > 0 && cs.open.countAtLeast(cs.narrowestWaitingReplica()) > 0) {
             return false;
         }
         for (Node n : cs.debugReserve.values()) {
-            if (n.freeGpus() > 0 && ((cs.order != null && cs.order.hasLane) || cs.unallocatedWaitingFits(n.freeGpus()))) {
+            // (past the lane group only unallocated work may still land on a held node)
+            if (n.freeGpus() > 0 && (laneAhead || cs.unallocatedWaitingFits(n.freeGpus()))) {
                 return false;
             }
         }

@@ -10,8 +10,8 @@ import dev.allot.core.JobRequest;
  *   <li>A waiting job has the debug shape when it is allocated with a minimum runtime of at most
  *       {@code maxMinRuntimeMillis} (15 min) and its whole gang holds at most {@code maxGpus}
  *       GPUs.</li>
- *   <li>Per account, debug-shape jobs join the lane in the account's own order while the GPUs of
- *       its lane jobs already running plus theirs stay within {@code gpusPerAccount}; the rest
+ *   <li>Per account, debug-shape jobs join the lane in the account's own order until the next one
+ *       would take the GPUs of its running lane jobs past {@code gpusPerAccount}; the rest
  *       wait in the normal order.</li>
  *   <li>Lane jobs are walked first, among themselves by account rank and then the within-account
  *       rule.</li>
