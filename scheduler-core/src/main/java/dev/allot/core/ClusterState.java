@@ -74,6 +74,8 @@ final class ClusterState {
 
     /** Waiting unallocated jobs by GPUs per replica; waiting jobs with a known duration; minimum runtimes waiting. */
     private final TreeMap<Integer, Integer> unallocatedByGpus = new TreeMap<>();
+    /** Waiting unallocated jobs: GPUs per replica to a multiset of their replica counts. */
+    private final TreeMap<Integer, TreeMap<Integer, Integer>> unallocatedShapes = new TreeMap<>();
     /** Waiting jobs with a known duration: GPUs per replica to a multiset of their durations. */
     private final TreeMap<Integer, TreeMap<Long, Integer>> durationsByGpus = new TreeMap<>();
     /** Allocated waiting jobs: GPUs per replica to a multiset of their minimum runtimes. */
@@ -104,6 +106,12 @@ final class ClusterState {
     private void count(Job j, int d) {
         if (j.mode == ChargeMode.UNALLOCATED) {
             bump(unallocatedByGpus, j.request.gpusPerReplica(), d);
+            TreeMap<Integer, Integer> m = unallocatedShapes.computeIfAbsent(j.request.gpusPerReplica(),
+                    k -> new TreeMap<>());
+            bump(m, j.request.replicas(), d);
+            if (m.isEmpty()) {
+                unallocatedShapes.remove(j.request.gpusPerReplica());
+            }
         } else {
             TreeMap<Long, Integer> m = minRuntimesByGpus.computeIfAbsent(j.request.gpusPerReplica(),
                     k -> new TreeMap<>());
@@ -157,9 +165,14 @@ final class ClusterState {
         return minRuntimesByGpus.isEmpty() ? g : Math.min(g, minRuntimesByGpus.firstKey());
     }
 
-    /** Could a waiting unallocated job use {@code free} GPUs on a node? */
-    boolean unallocatedWaitingFits(int free) {
-        return !unallocatedByGpus.isEmpty() && unallocatedByGpus.firstKey() <= free;
+    /** Could a waiting unallocated job fit in {@code nodes} nodes with {@code free} GPUs each? */
+    boolean unallocatedWaitingFits(int free, int nodes) {
+        for (var byReplicas : unallocatedShapes.headMap(free, true).values()) {
+            if (byReplicas.firstKey() <= nodes) {
+                return true;
+            }
+        }
+        return false;
     }
 
     int capacityGpus() {

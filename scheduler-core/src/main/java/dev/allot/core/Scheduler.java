@@ -770,13 +770,17 @@ public final class Scheduler {
      */
     private void holdDebugReserve(ClusterState cs) {
         int live = 0;
+        int widestNode = 0;
         for (Node n : cs.nodes.values()) {
             if (n.available()) {
                 live++;
+                widestNode = Math.max(widestNode, n.gpus());
             }
         }
-        int target = policy.hasDebugLane() ? config.debugLane().reserveNodes(live) : 0;
-        while (cs.debugReserve.size() > target) {
+        int cap = policy.hasDebugLane() ? config.debugLane().reserveNodes(live) : 0;
+        // as many whole nodes as the lane's demand needs plus one spare, kept until two above the need
+        int target = Math.min(cap, 1 + ceilDiv(laneDemandGpus(cs), Math.max(1, widestNode)));
+        while (cs.debugReserve.size() > target + 1 || (cs.debugReserve.size() > cap)) {
             releaseDebugReserve(cs, cs.debugReserve.firstEntry().getValue());
         }
         while (cs.debugReserve.size() < target) {
@@ -805,6 +809,30 @@ public final class Scheduler {
             cs.debugReserve.put(best.nodeId(), best);
             cs.open.remove(best);
         }
+    }
+
+    /** GPUs of running lane jobs plus, per account, the waiting debug-shape jobs that would join the lane. */
+    private int laneDemandGpus(ClusterState cs) {
+        int demand = 0;
+        for (int g : cs.laneGpus.values()) {
+            demand += g;
+        }
+        int bound = config.debugLane().gpusPerAccount();
+        for (var waiting : cs.debugShaped.values()) {
+            int w = 0;
+            for (Job j : waiting) {
+                if (w + j.gpus() > bound) {
+                    break;
+                }
+                w += j.gpus();
+            }
+            demand += w;
+        }
+        return demand;
+    }
+
+    private static int ceilDiv(int a, int b) {
+        return (a + b - 1) / b;
     }
 
     private static void releaseDebugReserve(ClusterState cs, Node n) {
@@ -914,11 +942,18 @@ public final class Scheduler {
         if (cs.open.freeGpus() > 0 && cs.open.countAtLeast(cs.narrowestWaitingReplica()) > 0) {
             return false;
         }
+        // held nodes: lane jobs may still land there, and past the lane group unallocated work that
+        // fits on them alone (open nodes have no room left for any waiting job)
+        int heldWithFree = 0;
+        int heldMaxFree = 0;
         for (Node n : cs.debugReserve.values()) {
-            // (past the lane group only unallocated work may still land on a held node)
-            if (n.freeGpus() > 0 && (laneAhead || cs.unallocatedWaitingFits(n.freeGpus()))) {
-                return false;
+            if (n.freeGpus() > 0) {
+                heldWithFree++;
+                heldMaxFree = Math.max(heldMaxFree, n.freeGpus());
             }
+        }
+        if (heldWithFree > 0 && (laneAhead || cs.unallocatedWaitingFits(heldMaxFree, heldWithFree))) {
+            return false;
         }
         for (Reservation r : cs.reservations) {
             if (!confirmed.contains(r.jobId())) {

@@ -119,16 +119,24 @@ class DebugLaneTest {
     }
 
     @Test
-    void aDrainedHeldNodeIsReplaced() {
+    void theHeldNodesFollowTheLanesDemandWithinTheCap() {
+        // given four nodes and a cap of one node in two: with no debug work one node is held
         Fixture f = new Fixture(SchedulerConfig.defaults().withDebugLane(new DebugLane(15 * MIN, 8, 8, 2)))
                 .teams("fresh", "hog").nodes("c1", 4, 8);
         f.schedule();
         assertThat(f.s.nodes()).filteredOn(NodeView::debugReserve).extracting(NodeView::nodeId)
+                .containsExactly("c1-n003");
+        // when 8 GPUs of debug work wait, a second node is held (one for the need, one spare)
+        f.submit("train", "fresh", 3, 8, HOUR, true);
+        f.submit("hog-debug", "hog", 1, 8, 10 * MIN, false);
+        f.schedule();
+        assertThat(f.s.nodes()).filteredOn(NodeView::debugReserve).extracting(NodeView::nodeId)
                 .containsExactly("c1-n002", "c1-n003");
+        assertThat(f.state("hog-debug")).isEqualTo(JobState.RUNNING);
+        assertThat(f.state("train")).isEqualTo(JobState.WAITING); // only two open nodes left for 3 x 8
+        // and a drained held node is replaced by an open one
         f.s.drainNode(f.now, "c1-n003");
         f.schedule();
-        // three live nodes: one held
-        assertThat(f.s.nodes()).filteredOn(NodeView::debugReserve).extracting(NodeView::nodeId)
-                .containsExactly("c1-n002");
+        assertThat(f.s.nodes()).filteredOn(NodeView::debugReserve).hasSize(1);
     }
 }

@@ -1,5 +1,6 @@
 package dev.allot.simulator;
 
+import dev.allot.core.ordering.DebugLane;
 import dev.allot.core.policy.SchedulingPolicy;
 import dev.allot.simulator.engine.EventSink;
 import dev.allot.simulator.engine.RunResult;
@@ -86,6 +87,14 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--preemption-margin", defaultValue = "0.1",
             description = "Budget policy: how much higher the victim's ratio must be (default: ${DEFAULT-VALUE}).")
     double preemptionMargin;
+
+    @Option(names = "--debug-lane-gpus", defaultValue = "8",
+            description = "Budget policy: GPUs per team in the debug lane at a time; 0 turns the lane off (default: ${DEFAULT-VALUE}).")
+    int debugLaneGpus;
+
+    @Option(names = "--debug-reserve-one-in", defaultValue = "12",
+            description = "Budget policy: hold one node in N for debug and unallocated work; 0 holds none (default: ${DEFAULT-VALUE}).")
+    int debugReserveOneIn;
 
     @Option(names = "--max-min-runtime-hours", defaultValue = "8", description = "Largest minimum runtime (default: ${DEFAULT-VALUE}).")
     double maxMinRuntimeHours;
@@ -204,8 +213,11 @@ public final class SimulateCommand implements Callable<Integer> {
                     base.gpusPerNode(), base.days(), base.offeredLoad());
         }
 
+        DebugLane lane = debugLaneGpus <= 0 ? DebugLane.off()
+                : new DebugLane(DebugLane.defaults().maxMinRuntimeMillis(), DebugLane.defaults().maxGpus(),
+                        debugLaneGpus, debugReserveOneIn);
         Simulation.Options opts = new Simulation.Options(quantumSeconds, tickSeconds,
-                Math.max(1, Math.round(checkpointMinutes * 60)), durationHints);
+                Math.max(1, Math.round(checkpointMinutes * 60)), durationHints, lane);
         List<String> names = new ArrayList<>(policies);
         List<Scenario> scenarios = new ArrayList<>();
         List<String> variantNames = new ArrayList<>();

@@ -8,6 +8,7 @@ import dev.allot.core.ReplicaPlacement;
 import dev.allot.core.Scheduler;
 import dev.allot.core.SchedulerConfig;
 import dev.allot.core.metrics.ClusterMetrics;
+import dev.allot.core.ordering.DebugLane;
 import dev.allot.core.policy.SchedulingPolicy;
 import dev.allot.simulator.policy.NonPreempting;
 import dev.allot.simulator.policy.TimeIndependent;
@@ -46,8 +47,14 @@ public final class Simulation {
      * @param checkpointSeconds resumable jobs checkpoint this often while running
      * @param durationHints pass each job's remaining run time to the core as expected duration
      *     (used only to let work backfill nodes reserved for a large job)
+     * @param debugLane the core's debug lane bounds (used by policies that have a lane)
      */
-    public record Options(long quantumSeconds, long tickSeconds, long checkpointSeconds, boolean durationHints) {
+    public record Options(long quantumSeconds, long tickSeconds, long checkpointSeconds, boolean durationHints,
+            DebugLane debugLane) {
+        public Options(long quantumSeconds, long tickSeconds, long checkpointSeconds, boolean durationHints) {
+            this(quantumSeconds, tickSeconds, checkpointSeconds, durationHints, DebugLane.defaults());
+        }
+
         public static Options defaults() {
             return new Options(1, 300, 1800, true);
         }
@@ -103,7 +110,8 @@ public final class Simulation {
 
         SchedulerConfig config = SchedulerConfig.defaults()
                 .withWindow(scenario.lookbackSeconds() * 1000, SchedulerConfig.HOUR)
-                .withMaxMinRuntime(scenario.maxMinRuntimeSeconds() * 1000);
+                .withMaxMinRuntime(scenario.maxMinRuntimeSeconds() * 1000)
+                .withDebugLane(options.debugLane());
         Scheduler core = new Scheduler(config, policy);
         for (BudgetTree.Entry e : scenario.budgets().entries()) {
             core.defineBudget(0, e.account(), e.parent(), e.share());
