@@ -778,8 +778,11 @@ public final class Scheduler {
             }
         }
         int cap = policy.hasDebugLane() ? config.debugLane().reserveNodes(live) : 0;
-        // as many whole nodes as the lane's demand needs plus one spare, kept until two above the need
-        int target = Math.min(cap, 1 + ceilDiv(laneDemandGpus(cs), Math.max(1, widestNode)));
+        // as many whole nodes as the lane's demand needs plus one spare, kept until two above the need;
+        // none until debug work first shows up (a cluster without any pays nothing for the lane)
+        int demand = laneDemandGpus(cs);
+        int target = demand == 0 && cs.debugReserve.isEmpty() ? 0
+                : Math.min(cap, 1 + ceilDiv(demand, Math.max(1, widestNode)));
         while (cs.debugReserve.size() > target + 1 || (cs.debugReserve.size() > cap)) {
             releaseDebugReserve(cs, cs.debugReserve.firstEntry().getValue());
         }

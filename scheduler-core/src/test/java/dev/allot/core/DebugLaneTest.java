@@ -94,9 +94,14 @@ class DebugLaneTest {
 
     @Test
     void theHeldNodeTakesOnlyLaneAndUnallocatedWork() {
-        // given two empty nodes, one held for the lane (the higher id)
+        // given two empty nodes and a first debug job that came and went: one node is held (the higher id)
         Fixture f = new Fixture(SchedulerConfig.defaults().withDebugLane(new DebugLane(15 * MIN, 8, 8, 2)))
                 .teams("fresh", "hog").nodes("c1", 2, 8);
+        f.schedule();
+        assertThat(f.s.nodes()).noneMatch(NodeView::debugReserve); // no debug work yet: nothing held
+        f.submit("first-debug", "hog", 1, 1, 5 * MIN, false);
+        f.schedule();
+        f.s.jobFinished(f.now, "first-debug");
         f.schedule();
         assertThat(f.s.node("c1-n001").orElseThrow().debugReserve()).isTrue();
         assertThat(f.s.node("c1-n000").orElseThrow().debugReserve()).isFalse();
@@ -120,13 +125,20 @@ class DebugLaneTest {
 
     @Test
     void theHeldNodesFollowTheLanesDemandWithinTheCap() {
-        // given four nodes and a cap of one node in two: with no debug work one node is held
+        // given four nodes and a cap of one node in two: nothing is held before any debug work
         Fixture f = new Fixture(SchedulerConfig.defaults().withDebugLane(new DebugLane(15 * MIN, 8, 8, 2)))
                 .teams("fresh", "hog").nodes("c1", 4, 8);
         f.schedule();
+        assertThat(f.s.nodes()).noneMatch(NodeView::debugReserve);
+        // when a 1-GPU debug job comes, one node is held for it and one spare, and both stay after
+        // it ends (released only when two above the need)
+        f.submit("first-debug", "hog", 1, 1, 5 * MIN, false);
+        f.schedule();
+        f.s.jobFinished(f.now, "first-debug");
+        f.schedule();
         assertThat(f.s.nodes()).filteredOn(NodeView::debugReserve).extracting(NodeView::nodeId)
-                .containsExactly("c1-n003");
-        // when 8 GPUs of debug work wait, a second node is held (one for the need, one spare)
+                .containsExactly("c1-n002", "c1-n003");
+        // and with 8 GPUs of debug work waiting the same two serve it
         f.submit("train", "fresh", 3, 8, HOUR, true);
         f.submit("hog-debug", "hog", 1, 8, 10 * MIN, false);
         f.schedule();

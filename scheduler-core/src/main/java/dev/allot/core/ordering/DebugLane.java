@@ -18,8 +18,9 @@ import dev.allot.core.JobRequest;
  *   <li>Nothing else changes for them: lane jobs are charged like any allocated job (they raise
  *       their account's ratio), are protected only for their short minimum runtime, and may
  *       displace only what any job of their account may displace.</li>
- *   <li>One live node in {@code reserveOneNodeIn} is held for the lane (the nodes with the most
- *       GPUs free or held by lane and unallocated work, then the highest id): only lane jobs and
+ *   <li>Nodes are held for the lane: as many as its demand needs plus one spare, at most one live
+ *       node in {@code reserveOneNodeIn} (the nodes with the most GPUs free or held by lane and
+ *       unallocated work, then the highest id): only lane jobs and
  *       unallocated work are placed there, and only lane jobs preempt there. Without it the
  *       debug jobs of the account ranked last would find nothing they may displace on a full
  *       cluster. Unallocated work keeps the held GPUs busy while no debug job needs them.</li>
@@ -46,7 +47,7 @@ public record DebugLane(long maxMinRuntimeMillis, int maxGpus, int gpusPerAccoun
         return new DebugLane(0, 0, 0, 0);
     }
 
-    /** Rule 5: how many of a cluster's live nodes the lane holds (0 below {@code reserveOneNodeIn} nodes). */
+    /** Rule 5: how many of a cluster's live nodes the lane may hold at most (0 below {@code reserveOneNodeIn} nodes). */
     public int reserveNodes(int liveNodes) {
         return enabled() && reserveOneNodeIn > 0 ? liveNodes / reserveOneNodeIn : 0;
     }
