@@ -39,6 +39,10 @@ final class ClusterState {
     private final java.util.Comparator<? super Job> within;
     /** Nodes held for the debug lane, by id. */
     final TreeMap<String, Node> debugReserve = new TreeMap<>();
+    /** Changes of GPU holdings (placements, releases, held-node changes), for {@link #heldMaxFree}. */
+    long holdingsVersion;
+    private long heldMaxFreeVersion = -1;
+    private int heldMaxFree;
     /** GPUs per account held by running lane jobs. */
     final HashMap<String, Integer> laneGpus = new HashMap<>();
     long lastPassAt = -1;
@@ -163,6 +167,18 @@ final class ClusterState {
     int narrowestWaitingReplica() {
         int g = unallocatedByGpus.isEmpty() ? Integer.MAX_VALUE : unallocatedByGpus.firstKey();
         return minRuntimesByGpus.isEmpty() ? g : Math.min(g, minRuntimesByGpus.firstKey());
+    }
+
+    /** The most free GPUs on one held node (0 if none), cached until holdings change. */
+    int heldMaxFree() {
+        if (heldMaxFreeVersion != holdingsVersion) {
+            heldMaxFree = 0;
+            for (Node n : debugReserve.values()) {
+                heldMaxFree = Math.max(heldMaxFree, n.freeGpus());
+            }
+            heldMaxFreeVersion = holdingsVersion;
+        }
+        return heldMaxFree;
     }
 
     /** Could a waiting unallocated job fit in {@code nodes} nodes with {@code free} GPUs each? */

@@ -372,6 +372,7 @@ public final class Scheduler {
             replicas.add(new ReplicaPlacement(n.nodeId(), n.epoch(), l));
         }
         cs.removeWaiting(j);
+        cs.holdingsVersion++;
         cs.running.put(j.jobId(), j);
         j.state = JobState.RUNNING;
         j.placement = List.copyOf(replicas);
@@ -400,6 +401,7 @@ public final class Scheduler {
             }
         }
         cs.running.remove(j.jobId());
+        cs.holdingsVersion++;
         int g = j.gpus();
         cs.runningGpus.merge(j.account(), -g, Integer::sum);
         if (cs.runningGpus.get(j.account()) == 0) {
@@ -754,12 +756,7 @@ public final class Scheduler {
     }
 
     private static boolean debugReserveFits(ClusterState cs, int gpus) {
-        for (Node n : cs.debugReserve.values()) {
-            if (n.freeGpus() >= gpus) {
-                return true;
-            }
-        }
-        return false;
+        return cs.heldMaxFree() >= gpus;
     }
 
     /**
@@ -810,6 +807,7 @@ public final class Scheduler {
             }
             best.debugReserve(true);
             cs.debugReserve.put(best.nodeId(), best);
+            cs.holdingsVersion++;
             cs.open.remove(best);
         }
     }
@@ -840,6 +838,7 @@ public final class Scheduler {
 
     private static void releaseDebugReserve(ClusterState cs, Node n) {
         if (cs.debugReserve.remove(n.nodeId()) != null) {
+            cs.holdingsVersion++;
             n.debugReserve(false);
             if (n.available() && n.reservedFor() == null) {
                 cs.open.add(n);
@@ -868,8 +867,16 @@ public final class Scheduler {
                 lane.add(j);
             }
         }
-        lane.sort(Comparator.comparingInt((Job j) -> ranking.rankOf(j.account())).thenComparing(Job::account)
-                .thenComparing(within));
+        for (Job j : lane) {
+            j.rank = ranking.rankOf(j.account());
+        }
+        lane.sort((a, b) -> {
+            int c = Integer.compare(a.rank, b.rank);
+            if (c == 0) {
+                c = a.account().compareTo(b.account());
+            }
+            return c != 0 ? c : within.compare(a, b);
+        });
         if (!lane.isEmpty()) {
             out.add(lane, true);
             out.hasLane = true;
