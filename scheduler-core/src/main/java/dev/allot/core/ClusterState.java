@@ -78,6 +78,8 @@ final class ClusterState {
 
     /** Waiting unallocated jobs by GPUs per replica; waiting jobs with a known duration; minimum runtimes waiting. */
     private final TreeMap<Integer, Integer> unallocatedByGpus = new TreeMap<>();
+    /** All waiting jobs: GPUs per replica to a multiset of their replica counts. */
+    private final TreeMap<Integer, TreeMap<Integer, Integer>> waitingShapes = new TreeMap<>();
     /** Waiting unallocated jobs: GPUs per replica to a multiset of their replica counts. */
     private final TreeMap<Integer, TreeMap<Integer, Integer>> unallocatedShapes = new TreeMap<>();
     /** Waiting jobs with a known duration: GPUs per replica to a multiset of their durations. */
@@ -108,6 +110,12 @@ final class ClusterState {
     }
 
     private void count(Job j, int d) {
+        TreeMap<Integer, Integer> shapes = waitingShapes.computeIfAbsent(j.request.gpusPerReplica(),
+                k -> new TreeMap<>());
+        bump(shapes, j.request.replicas(), d);
+        if (shapes.isEmpty()) {
+            waitingShapes.remove(j.request.gpusPerReplica());
+        }
         if (j.mode == ChargeMode.UNALLOCATED) {
             bump(unallocatedByGpus, j.request.gpusPerReplica(), d);
             TreeMap<Integer, Integer> m = unallocatedShapes.computeIfAbsent(j.request.gpusPerReplica(),
@@ -163,10 +171,14 @@ final class ClusterState {
         return false;
     }
 
-    /** The fewest GPUs per replica among waiting jobs ({@link Integer#MAX_VALUE} if none wait). */
-    int narrowestWaitingReplica() {
-        int g = unallocatedByGpus.isEmpty() ? Integer.MAX_VALUE : unallocatedByGpus.firstKey();
-        return minRuntimesByGpus.isEmpty() ? g : Math.min(g, minRuntimesByGpus.firstKey());
+    /** Could some waiting job's gang fit in the free GPUs of open nodes (by shape alone)? */
+    boolean anyWaitingFitsOpen() {
+        for (var e : waitingShapes.entrySet()) {
+            if (open.countAtLeast(e.getKey()) >= e.getValue().firstKey()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The most free GPUs on one held node (0 if none), cached until holdings change. */

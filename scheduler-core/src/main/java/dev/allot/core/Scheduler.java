@@ -948,8 +948,8 @@ public final class Scheduler {
     /** Early stop of the walk: see step 4. */
     private boolean hopeless(ClusterState cs, Pass p, FailedShapes preemptionFailed, HashSet<String> confirmed,
             boolean laneAhead) {
-        // free GPUs on open nodes matter only where a replica of the narrowest waiting job fits
-        if (cs.open.freeGpus() > 0 && cs.open.countAtLeast(cs.narrowestWaitingReplica()) > 0) {
+        // free GPUs on open nodes matter only if some waiting gang fits them by shape
+        if (cs.open.freeGpus() > 0 && cs.anyWaitingFitsOpen()) {
             return false;
         }
         // held nodes: lane jobs may still land there, and past the lane group unallocated work that
