@@ -76,8 +76,6 @@ final class ClusterState {
         return nodeIndex;
     }
 
-    /** Waiting unallocated jobs by GPUs per replica; waiting jobs with a known duration; minimum runtimes waiting. */
-    private final TreeMap<Integer, Integer> unallocatedByGpus = new TreeMap<>();
     /** All waiting jobs: GPUs per replica to a multiset of their replica counts. */
     private final TreeMap<Integer, TreeMap<Integer, Integer>> waitingShapes = new TreeMap<>();
     /** Waiting unallocated jobs: GPUs per replica to a multiset of their replica counts. */
@@ -110,35 +108,24 @@ final class ClusterState {
     }
 
     private void count(Job j, int d) {
-        TreeMap<Integer, Integer> shapes = waitingShapes.computeIfAbsent(j.request.gpusPerReplica(),
-                k -> new TreeMap<>());
-        bump(shapes, j.request.replicas(), d);
-        if (shapes.isEmpty()) {
-            waitingShapes.remove(j.request.gpusPerReplica());
-        }
+        int gpus = j.request.gpusPerReplica();
+        bump(waitingShapes, gpus, j.request.replicas(), d);
         if (j.mode == ChargeMode.UNALLOCATED) {
-            bump(unallocatedByGpus, j.request.gpusPerReplica(), d);
-            TreeMap<Integer, Integer> m = unallocatedShapes.computeIfAbsent(j.request.gpusPerReplica(),
-                    k -> new TreeMap<>());
-            bump(m, j.request.replicas(), d);
-            if (m.isEmpty()) {
-                unallocatedShapes.remove(j.request.gpusPerReplica());
-            }
+            bump(unallocatedShapes, gpus, j.request.replicas(), d);
         } else {
-            TreeMap<Long, Integer> m = minRuntimesByGpus.computeIfAbsent(j.request.gpusPerReplica(),
-                    k -> new TreeMap<>());
-            bump(m, j.request.minRuntimeMillis(), d);
-            if (m.isEmpty()) {
-                minRuntimesByGpus.remove(j.request.gpusPerReplica());
-            }
+            bump(minRuntimesByGpus, gpus, j.request.minRuntimeMillis(), d);
         }
         if (j.request.expectedDurationMillis() >= 0) {
-            TreeMap<Long, Integer> m = durationsByGpus.computeIfAbsent(j.request.gpusPerReplica(),
-                    k -> new TreeMap<>());
-            bump(m, j.request.expectedDurationMillis(), d);
-            if (m.isEmpty()) {
-                durationsByGpus.remove(j.request.gpusPerReplica());
-            }
+            bump(durationsByGpus, gpus, j.request.expectedDurationMillis(), d);
+        }
+    }
+
+    /** Adds {@code d} to the count of {@code k} in the multiset filed under {@code gpus}; empty ones go. */
+    private static <K> void bump(TreeMap<Integer, TreeMap<K, Integer>> byGpus, int gpus, K k, int d) {
+        TreeMap<K, Integer> m = byGpus.computeIfAbsent(gpus, g -> new TreeMap<>());
+        bump(m, k, d);
+        if (m.isEmpty()) {
+            byGpus.remove(gpus);
         }
     }
 
@@ -153,7 +140,7 @@ final class ClusterState {
 
     /** Could some waiting job backfill a reserved node with {@code free} GPUs due in {@code untilDue} ms? */
     boolean mayHaveBackfill(int free, long untilDue) {
-        if (!unallocatedByGpus.isEmpty() && unallocatedByGpus.firstKey() <= free) {
+        if (!unallocatedShapes.isEmpty() && unallocatedShapes.firstKey() <= free) {
             // (unallocated jobs may backfill: the holder can displace them at any time)
             return true;
         }

@@ -385,7 +385,7 @@ public final class Scheduler {
         cs.runningGpus.merge(j.account(), g, Integer::sum);
         int[] rate = cs.rates.computeIfAbsent(j.account(), a -> new int[2]);
         rate[j.mode == ChargeMode.ALLOCATED ? 0 : 1] += g;
-        if (cs.order != null && j.laneOf == cs.order) {
+        if (inLaneNow(cs, j)) {
             j.inLane = true;
             cs.laneGpus.merge(j.account(), g, Integer::sum);
         }
@@ -748,7 +748,7 @@ public final class Scheduler {
 
     /** Whether the job is in the lane group of the current pass. */
     private static boolean inLaneNow(ClusterState cs, Job j) {
-        return cs.order != null && cs.order.hasLane && j.laneOf == cs.order;
+        return cs.order != null && j.laneOf == cs.order;
     }
 
     private static boolean mayUseDebugReserve(ClusterState cs, Job j) {
@@ -759,6 +759,16 @@ public final class Scheduler {
         return cs.heldMaxFree() >= gpus;
     }
 
+    private static int heldNodesWithFree(ClusterState cs) {
+        int n = 0;
+        for (Node held : cs.debugReserve.values()) {
+            if (held.freeGpus() > 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /**
      * Debug lane rule 5: keeps {@code reserveNodes(live nodes)} nodes held for the lane. Nodes that
      * drained or were lost leave at once (see drainNode, nodeLost); a missing node is replaced by
@@ -766,6 +776,12 @@ public final class Scheduler {
      * GPUs, then the highest id (low ids are packed first, so the reserve sits at the other end).
      */
     private void holdDebugReserve(ClusterState cs) {
+        // as many whole nodes as the lane's demand needs plus one spare, kept until two above the need;
+        // none until debug work first shows up (a cluster without any pays nothing for the lane)
+        int demand = policy.hasDebugLane() ? laneDemandGpus(cs) : 0;
+        if (demand == 0 && cs.debugReserve.isEmpty()) {
+            return;
+        }
         int live = 0;
         int widestNode = 0;
         for (Node n : cs.nodes.values()) {
@@ -775,12 +791,8 @@ public final class Scheduler {
             }
         }
         int cap = policy.hasDebugLane() ? config.debugLane().reserveNodes(live) : 0;
-        // as many whole nodes as the lane's demand needs plus one spare, kept until two above the need;
-        // none until debug work first shows up (a cluster without any pays nothing for the lane)
-        int demand = laneDemandGpus(cs);
-        int target = demand == 0 && cs.debugReserve.isEmpty() ? 0
-                : Math.min(cap, 1 + ceilDiv(demand, Math.max(1, widestNode)));
-        while (cs.debugReserve.size() > target + 1 || (cs.debugReserve.size() > cap)) {
+        int target = Math.min(cap, 1 + ceilDiv(demand, Math.max(1, widestNode)));
+        while (cs.debugReserve.size() > target + 1 || cs.debugReserve.size() > cap) {
             releaseDebugReserve(cs, cs.debugReserve.firstEntry().getValue());
         }
         while (cs.debugReserve.size() < target) {
@@ -954,15 +966,8 @@ public final class Scheduler {
         }
         // held nodes: lane jobs may still land there, and past the lane group unallocated work that
         // fits on them alone (open nodes have no room left for any waiting job)
-        int heldWithFree = 0;
-        int heldMaxFree = 0;
-        for (Node n : cs.debugReserve.values()) {
-            if (n.freeGpus() > 0) {
-                heldWithFree++;
-                heldMaxFree = Math.max(heldMaxFree, n.freeGpus());
-            }
-        }
-        if (heldWithFree > 0 && (laneAhead || cs.unallocatedWaitingFits(heldMaxFree, heldWithFree))) {
+        int heldMaxFree = cs.heldMaxFree();
+        if (heldMaxFree > 0 && (laneAhead || cs.unallocatedWaitingFits(heldMaxFree, heldNodesWithFree(cs)))) {
             return false;
         }
         for (Reservation r : cs.reservations) {
