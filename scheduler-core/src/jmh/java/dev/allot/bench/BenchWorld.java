@@ -149,14 +149,17 @@ public final class BenchWorld {
         w.track(d);
         System.out.printf("full pass: %.1f ms, %d decisions; running %d, waiting %d%n", (b - a) / 1e6, d.size(),
                 w.runningCount(), w.waitingCount());
+        int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
+        long totalSubmit = 0;
         long totalInc = 0;
-        for (int i = 0; i < 2000; i++) {
+        for (int i = 0; i < rounds; i++) {
             w.now += 1000;
             a = CPU.getCurrentThreadCpuTime();
             w.submitRandom();
             d = w.s.schedule(w.now);
             b = CPU.getCurrentThreadCpuTime();
             w.track(d);
+            totalSubmit += b - a;
             if (i % 200 == 0) {
                 System.out.printf("submit+pass %.3f ms (%d decisions)%n", (b - a) / 1e6, d.size());
             }
@@ -171,7 +174,7 @@ public final class BenchWorld {
                 System.out.printf("finish+pass %.3f ms (%d decisions)%n", (b - a) / 1e6, d.size());
             }
         }
-    
-        System.out.printf("finish+pass average %.3f ms CPU%n", totalInc / 2000 / 1e6);
+        System.out.printf("submit+pass average %.3f ms CPU, finish+pass average %.3f ms CPU (%d rounds)%n",
+                totalSubmit / rounds / 1e6, totalInc / rounds / 1e6, rounds);
     }
 }

@@ -78,6 +78,8 @@ final class ClusterState {
 
     /** All waiting jobs: GPUs per replica to a multiset of their replica counts. */
     private final TreeMap<Integer, TreeMap<Integer, Integer>> waitingShapes = new TreeMap<>();
+    /** Waiting allocated jobs (the only ones that may preempt): GPUs per replica to a multiset of their replica counts. */
+    private final TreeMap<Integer, TreeMap<Integer, Integer>> allocatedShapes = new TreeMap<>();
     /** Waiting unallocated jobs: GPUs per replica to a multiset of their replica counts. */
     private final TreeMap<Integer, TreeMap<Integer, Integer>> unallocatedShapes = new TreeMap<>();
     /** Waiting jobs with a known duration: GPUs per replica to a multiset of their durations. */
@@ -113,6 +115,7 @@ final class ClusterState {
         if (j.mode == ChargeMode.UNALLOCATED) {
             bump(unallocatedShapes, gpus, j.request.replicas(), d);
         } else {
+            bump(allocatedShapes, gpus, j.request.replicas(), d);
             bump(minRuntimesByGpus, gpus, j.request.minRuntimeMillis(), d);
         }
         if (j.request.expectedDurationMillis() >= 0) {
@@ -138,18 +141,25 @@ final class ClusterState {
         }
     }
 
-    /** Could some waiting job backfill a reserved node with {@code free} GPUs due in {@code untilDue} ms? */
-    boolean mayHaveBackfill(int free, long untilDue) {
-        if (!unallocatedShapes.isEmpty() && unallocatedShapes.firstKey() <= free) {
-            // (unallocated jobs may backfill: the holder can displace them at any time)
-            return true;
-        }
+    /**
+     * Could some waiting job backfill a reserved node with {@code free} GPUs due in {@code untilDue} ms,
+     * for a holder that may or may not preempt?
+     */
+    boolean mayHaveBackfill(int free, long untilDue, boolean holderMayPreempt) {
         // (jobs that end before the due time may backfill)
         for (var e : durationsByGpus.headMap(free, true).values()) {
             if (e.firstKey() <= untilDue) {
                 return true;
             }
         }
+        if (!holderMayPreempt) {
+            return false;
+        }
+        if (!unallocatedShapes.isEmpty() && unallocatedShapes.firstKey() <= free) {
+            // (unallocated jobs may backfill: the holder can displace them at any time)
+            return true;
+        }
+        // (so may jobs whose protection ends before the due time, if the holder may displace them)
         for (var e : minRuntimesByGpus.headMap(free, true).values()) {
             if (e.firstKey() <= untilDue) {
                 return true;
@@ -166,6 +176,31 @@ final class ClusterState {
             }
         }
         return false;
+    }
+
+    /**
+     * Would every waiting allocated job but those in {@code walked} (GPUs per replica to a multiset of
+     * replica counts) fail to preempt, given the shapes that already failed?
+     */
+    boolean allocatedWaitingDominatedBy(FailedShapes failed, Map<Integer, TreeMap<Integer, Integer>> walked) {
+        for (var e : allocatedShapes.entrySet()) {
+            int gpus = e.getKey();
+            TreeMap<Integer, Integer> done = walked.get(gpus);
+            for (var c : e.getValue().entrySet()) {
+                if (c.getValue() > (done == null ? 0 : done.getOrDefault(c.getKey(), 0))) {
+                    if (!failed.dominates(c.getKey(), gpus)) {
+                        return false;
+                    }
+                    break; // the fewest replicas left decides for this GPU count
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Counts one job of shape replicas x gpus in a multiset like {@link #allocatedShapes}. */
+    static void countShape(Map<Integer, TreeMap<Integer, Integer>> shapes, int replicas, int gpus) {
+        shapes.computeIfAbsent(gpus, g -> new TreeMap<>()).merge(replicas, 1, Integer::sum);
     }
 
     /** The most free GPUs on one held node (0 if none), cached until holdings change. */

@@ -512,6 +512,9 @@ public final class Scheduler {
         // the lane group is in rank order among itself, so its jobs share their own failure list
         FailedShapes lanePreemptionFailed = new FailedShapes();
         boolean settled = false; // once true it stays true: only blocked jobs ranked first move reservations
+        // allocated jobs walked that stay waiting without their shape in preemptionFailed (lane jobs, jobs
+        // that may not preempt or never got that far): the early stop need not wait for their shapes
+        HashMap<Integer, TreeMap<Integer, Integer>> walkedNotFailed = new HashMap<>();
         int position = 0;
         walk:
         for (int g = 0; g < order.groups.size(); g++) {
@@ -525,7 +528,7 @@ public final class Scheduler {
             // about the jobs after them: they keep to their own preemption failure list.
             boolean lane = order.hasLane && g == 0;
             position++;
-            if (position % 64 == 1 && hopeless(cs, p, preemptionFailed, confirmed, lane)) {
+            if (position % 64 == 1 && hopeless(cs, p, preemptionFailed, walkedNotFailed, confirmed, lane)) {
                 // Nothing later in the order can change anything: no free GPU anywhere (that later jobs
                 // could use), a better-ranked job found nothing to displace, and every reservation is
                 // held. The rest wait for want of resources; explainWaiting derives their place.
@@ -547,8 +550,10 @@ public final class Scheduler {
             if (!settled && !lane) {
                 settled = reservationsSettled(cs, confirmed);
             }
+            boolean mayPreempt = mayPreempt(j, p);
+            boolean notFailed = j.mode == ChargeMode.ALLOCATED && (lane || !mayPreempt);
             if (settled && !lane && !(j.mode == ChargeMode.UNALLOCATED && debugReserveFits(cs, gpus))
-                    && (!policy.mayPreempt(j, p) || preemptionFailed.dominates(replicas, gpus))) {
+                    && (!mayPreempt || preemptionFailed.dominates(replicas, gpus))) {
                 boolean plain = freeFailed.dominates(replicas, gpus);
                 boolean withBackfill = cs.reservations.isEmpty() ? plain
                         : freeFailedBackfill.dominates(replicas, gpus);
@@ -560,6 +565,9 @@ public final class Scheduler {
                     j.hold = Hold.MISSING_RESOURCE;
                     j.missing = null;
                     j.openNodesSeen = cs.open.countAtLeast(gpus);
+                    if (notFailed) {
+                        ClusterState.countShape(walkedNotFailed, replicas, gpus);
+                    }
                     continue;
                 }
             }
@@ -569,12 +577,18 @@ public final class Scheduler {
                 j.hold = Hold.NO_SUCH_SHAPE;
                 j.missing = replicas + " live nodes with at least " + gpus + " GPUs; cluster " + cs.name + " has "
                         + able;
+                if (j.mode == ChargeMode.ALLOCATED) {
+                    ClusterState.countShape(walkedNotFailed, replicas, gpus);
+                }
                 continue;
             }
             // (b) admission
             if (!policy.admits(j, p)) {
                 j.hold = Hold.ADMISSION_LIMIT;
                 j.missing = "admission limit of policy " + policy.name();
+                if (j.mode == ChargeMode.ALLOCATED) {
+                    ClusterState.countShape(walkedNotFailed, replicas, gpus);
+                }
                 continue;
             }
             Reservation own = cs.reservations.isEmpty() ? null : cs.reservationOf(j.jobId());
@@ -595,7 +609,7 @@ public final class Scheduler {
             }
             // (d) preemption
             FailedShapes failures = lane ? lanePreemptionFailed : preemptionFailed;
-            if (policy.mayPreempt(j, p) && !failures.dominates(replicas, gpus)
+            if (mayPreempt && !failures.dominates(replicas, gpus)
                     && !probeFails(cs, p, j, failures)) {
                 if (preempt(cs, p, j, own, position, ranking, out, replicas, gpus)) {
                     freeFailed.clear(); // victims may free more than the preemptor takes
@@ -603,6 +617,9 @@ public final class Scheduler {
                     continue;
                 }
                 failures.add(replicas, gpus);
+            }
+            if (notFailed) { // it stays waiting for the rest of the pass
+                ClusterState.countShape(walkedNotFailed, replicas, gpus);
             }
             // (e) reservation (not for lane jobs: they are small, and out of rank order)
             if (!lane && policy.reservesForBlockedJobs() && reserve(cs, p, j, own, confirmed, out)) {
@@ -958,8 +975,8 @@ public final class Scheduler {
     }
 
     /** Early stop of the walk: see step 4. */
-    private boolean hopeless(ClusterState cs, Pass p, FailedShapes preemptionFailed, HashSet<String> confirmed,
-            boolean laneAhead) {
+    private boolean hopeless(ClusterState cs, Pass p, FailedShapes preemptionFailed,
+            Map<Integer, TreeMap<Integer, Integer>> walkedNotFailed, HashSet<String> confirmed, boolean laneAhead) {
         // free GPUs on open nodes matter only if some waiting gang fits them by shape
         if (cs.open.freeGpus() > 0 && cs.anyWaitingFitsOpen()) {
             return false;
@@ -978,16 +995,25 @@ public final class Scheduler {
             for (String id : r.nodeIds()) {
                 free = Math.max(free, nodeById.get(id).freeGpus());
             }
-            // free GPUs on reserved nodes matter only to jobs that may backfill them (conservatively:
-            // unallocated jobs small enough, jobs with a known duration, jobs whose protection ends in time)
-            if (free > 0 && cs.mayHaveBackfill(free, r.dueAtMillis() - p.t)) {
+            // free GPUs on reserved nodes matter only to jobs that may backfill them (conservatively, see
+            // mayBackfill: jobs with a known duration; if the holder may preempt, unallocated jobs small
+            // enough and jobs whose protection ends in time)
+            Job holder = jobs.get(r.jobId());
+            if (free > 0 && cs.mayHaveBackfill(free, r.dueAtMillis() - p.t, p.holderMayPreempt(holder))) {
                 return false;
             }
         }
         if (policy.reservesForBlockedJobs() && cs.reservations.size() < config.maxReservationsPerCluster()) {
             return false;
         }
-        return !policy.preempts() || preemptionFailed.dominates(1, 1) || p.victims().nothingPreemptible();
+        // every waiting job that may preempt has a shape that already failed to (or there is nothing to take)
+        return !policy.preempts() || cs.allocatedWaitingDominatedBy(preemptionFailed, walkedNotFailed)
+                || p.victims().nothingPreemptible();
+    }
+
+    /** Only allocated work preempts (the brief's rule), and only if the policy lets it. */
+    private boolean mayPreempt(Job j, Pass p) {
+        return j.mode == ChargeMode.ALLOCATED && policy.mayPreempt(j, p);
     }
 
     private String placeReason(Job j, int position, AccountRanking ranking, String how) {
@@ -1240,7 +1266,7 @@ public final class Scheduler {
 
     private ReservationPlanner.NodeOutlook outlook(Pass p, Job holder, Node n) {
         ArrayList<ReservationPlanner.Release> rel = new ArrayList<>();
-        boolean mayPreempt = policy.mayPreempt(holder, p);
+        boolean mayPreempt = mayPreempt(holder, p);
         for (Map.Entry<String, int[]> e : n.jobs().entrySet()) {
             Job r = jobs.get(e.getKey());
             long at;
@@ -1410,7 +1436,7 @@ public final class Scheduler {
         }
 
         boolean holderMayPreempt(Job holder) {
-            return holderMayPreempt.computeIfAbsent(holder.jobId(), h -> policy.mayPreempt(holder, this));
+            return holderMayPreempt.computeIfAbsent(holder.jobId(), h -> mayPreempt(holder, this));
         }
 
         VictimSearch victims() {

@@ -73,7 +73,10 @@ public interface SchedulingPolicy {
         return true;
     }
 
-    /** Whether this waiting job may preempt anything. Default: allocated jobs may. */
+    /**
+     * Whether this waiting allocated job may preempt anything. Default: yes. Unallocated jobs never
+     * preempt (the brief's rule); the core does not ask for them.
+     */
     default boolean mayPreempt(JobView preemptor, PolicyContext ctx) {
         return preemptor.chargeMode() == ChargeMode.ALLOCATED;
     }
