@@ -87,6 +87,67 @@ final class ClusterState {
     /** Allocated waiting jobs: GPUs per replica to a multiset of their minimum runtimes. */
     private final TreeMap<Integer, TreeMap<Long, Integer>> minRuntimesByGpus = new TreeMap<>();
 
+    /**
+     * One account's waiting jobs in this cluster: their shapes by charge mode (GPUs per replica to a
+     * multiset of replica counts) and how many of them its sorted list in {@link #byAccount} holds.
+     * Enough to tell that none of them could do anything in a pass without visiting each.
+     */
+    static final class AccountWaiting {
+        final TreeMap<Integer, TreeMap<Integer, Integer>> allocated = new TreeMap<>();
+        final TreeMap<Integer, TreeMap<Integer, Integer>> unallocated = new TreeMap<>();
+        /** Allocated jobs' minimum runtimes and known durations, multisets: who might backfill a reservation. */
+        final TreeMap<Long, Integer> minRuntimes = new TreeMap<>();
+        final TreeMap<Long, Integer> durations = new TreeMap<>();
+        /** Waiting jobs whose listedIn is the account's list. */
+        int listed;
+        private int jobs;
+        /** Per GPUs per replica, the fewest replicas among the waiting jobs (0: none); null when stale. */
+        private int[] fewestAllocated;
+        private int[] fewestUnallocated;
+
+        int[] fewestAllocated() {
+            if (fewestAllocated == null) {
+                fewestAllocated = fewest(allocated, Map.of());
+            }
+            return fewestAllocated;
+        }
+
+        int[] fewestUnallocated() {
+            if (fewestUnallocated == null) {
+                fewestUnallocated = fewest(unallocated, Map.of());
+            }
+            return fewestUnallocated;
+        }
+    }
+
+    /** Per GPUs per replica, the fewest replicas in {@code shapes} not used up by {@code excluded} (0: none). */
+    static int[] fewest(TreeMap<Integer, TreeMap<Integer, Integer>> shapes,
+            Map<Integer, TreeMap<Integer, Integer>> excluded) {
+        int[] out = new int[shapes.isEmpty() ? 0 : shapes.lastKey() + 1];
+        for (var e : shapes.entrySet()) {
+            out[e.getKey()] = fewestLeft(e.getValue(), excluded.get(e.getKey()));
+        }
+        return out;
+    }
+
+    private final HashMap<String, AccountWaiting> accountWaiting = new HashMap<>();
+
+    AccountWaiting accountWaiting(String account) {
+        return accountWaiting.get(account);
+    }
+
+    /** The job, waiting, was just filed in its account's sorted list. */
+    void listed(Job j) {
+        accountWaiting.get(j.account()).listed++;
+    }
+
+    /** Every list is rebuilt: no waiting job is listed any more. */
+    void unlistAll() {
+        for (AccountWaiting w : accountWaiting.values()) {
+            w.listed = 0;
+        }
+    }
+
     void addWaiting(Job j) {
         if (waiting.put(j.jobId(), j) == null) {
             count(j, 1);
@@ -98,6 +159,9 @@ final class ClusterState {
 
     void removeWaiting(Job j) {
         if (waiting.remove(j.jobId()) != null) {
+            if (j.listedIn != null) {
+                accountWaiting.get(j.account()).listed--;
+            }
             count(j, -1);
             if (j.debugShape) {
                 java.util.TreeSet<Job> mine = debugShaped.get(j.account());
@@ -112,14 +176,25 @@ final class ClusterState {
     private void count(Job j, int d) {
         int gpus = j.request.gpusPerReplica();
         bump(waitingShapes, gpus, j.request.replicas(), d);
+        AccountWaiting mine = accountWaiting.computeIfAbsent(j.account(), a -> new AccountWaiting());
+        mine.jobs += d;
+        mine.fewestAllocated = null;
+        mine.fewestUnallocated = null;
+        if (mine.jobs == 0) {
+            accountWaiting.remove(j.account());
+        }
         if (j.mode == ChargeMode.UNALLOCATED) {
             bump(unallocatedShapes, gpus, j.request.replicas(), d);
+            bump(mine.unallocated, gpus, j.request.replicas(), d);
         } else {
             bump(allocatedShapes, gpus, j.request.replicas(), d);
+            bump(mine.allocated, gpus, j.request.replicas(), d);
+            bump(mine.minRuntimes, j.request.minRuntimeMillis(), d);
             bump(minRuntimesByGpus, gpus, j.request.minRuntimeMillis(), d);
         }
         if (j.request.expectedDurationMillis() >= 0) {
             bump(durationsByGpus, gpus, j.request.expectedDurationMillis(), d);
+            bump(mine.durations, j.request.expectedDurationMillis(), d);
         }
     }
 
@@ -183,19 +258,17 @@ final class ClusterState {
      * replica counts) fail to preempt, given the shapes that already failed?
      */
     boolean allocatedWaitingDominatedBy(FailedShapes failed, Map<Integer, TreeMap<Integer, Integer>> walked) {
-        for (var e : allocatedShapes.entrySet()) {
-            int gpus = e.getKey();
-            TreeMap<Integer, Integer> done = walked.get(gpus);
-            for (var c : e.getValue().entrySet()) {
-                if (c.getValue() > (done == null ? 0 : done.getOrDefault(c.getKey(), 0))) {
-                    if (!failed.dominates(c.getKey(), gpus)) {
-                        return false;
-                    }
-                    break; // the fewest replicas left decides for this GPU count
-                }
+        return failed.dominatesAll(fewest(allocatedShapes, walked));
+    }
+
+    /** The smallest count in multiset {@code all} not used up by {@code excluded}, or 0 if none is left. */
+    static int fewestLeft(TreeMap<Integer, Integer> all, TreeMap<Integer, Integer> excluded) {
+        for (var c : all.entrySet()) {
+            if (c.getValue() > (excluded == null ? 0 : excluded.getOrDefault(c.getKey(), 0))) {
+                return c.getKey();
             }
         }
-        return true;
+        return 0;
     }
 
     /** Counts one job of shape replicas x gpus in a multiset like {@link #allocatedShapes}. */

@@ -35,6 +35,16 @@ final class FailedShapes {
         return m != NONE && gpus >= m;
     }
 
+    /** Whether every shape is dominated; {@code fewest[g]}: the fewest replicas among shapes of g GPUs per replica (0: none). */
+    boolean dominatesAll(int[] fewest) {
+        for (int gpus = 0; gpus < fewest.length; gpus++) {
+            if (fewest[gpus] > 0 && !dominates(fewest[gpus], gpus)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     void clear() {
         minGpus = new int[0];
     }

@@ -1,6 +1,7 @@
 package dev.allot.core;
 
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 
 /**
@@ -14,14 +15,62 @@ final class PassOrder {
     /** Whether group 0 is the debug lane (its jobs are skipped where they appear again). */
     boolean hasLane;
     private final List<Boolean> merged = new ArrayList<>();
+    /** Each group's account, or null for the lane and merged groups. */
+    private final List<String> accounts = new ArrayList<>();
+    /** Accounts' lists the walk skipped whole (see Scheduler step 4), by identity. */
+    private final IdentityHashMap<List<Job>, Skip> skipped = new IdentityHashMap<>();
     /** Where the walk stopped (step 4's early stop), or -1 if it walked everything. */
     int restGroup = -1;
     int restIndex;
     int restPositionBase;
 
-    void add(List<Job> group, boolean isMerged) {
+    /** A group the walk skipped: its index, the position before it, and open nodes per free-GPU threshold then. */
+    record Skip(int group, int positionBase, int[] openAtLeast) {
+        int openNodes(int gpus) {
+            return gpus < openAtLeast.length ? openAtLeast[Math.max(gpus, 0)] : 0;
+        }
+    }
+
+    /** Adds one account's own list. */
+    void add(List<Job> group, String account) {
         groups.add(group);
-        merged.add(isMerged);
+        merged.add(false);
+        accounts.add(account);
+    }
+
+    /** Adds a list merged from several accounts (or the lane). */
+    void addMerged(List<Job> group) {
+        groups.add(group);
+        merged.add(true);
+        accounts.add(null);
+    }
+
+    /** The group's account, or null if it is the lane or merged. */
+    String accountOf(int group) {
+        return accounts.get(group);
+    }
+
+    void skip(int group, int positionBase, int[] openAtLeast) {
+        skipped.put(groups.get(group), new Skip(group, positionBase, openAtLeast));
+    }
+
+    /** The skip of the list that holds the job (its account's), or null if that list was not skipped. */
+    Skip skipOf(Job j) {
+        return j.listedIn == null ? null : skipped.get(j.listedIn);
+    }
+
+    /** Position of a job in a skipped group; 0 if not found. */
+    int positionIn(Skip skip, Job target) {
+        int position = skip.positionBase();
+        for (Job j : groups.get(skip.group())) {
+            if (valid(j, skip.group())) {
+                position++;
+                if (j == target) {
+                    return position;
+                }
+            }
+        }
+        return 0;
     }
 
     boolean valid(Job j, int group) {

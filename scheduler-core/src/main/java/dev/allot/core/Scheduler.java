@@ -59,7 +59,9 @@ import java.util.stream.Collectors;
  *   <li>Walk the order; for each job: (a) shape check, (b) admission, (c) place in free GPUs (own
  *       reserved nodes first, then open nodes by best fit, then nodes reserved for others if it may
  *       backfill them), (d) preempt if allowed, (e) reserve nodes if it is among the top blocked
- *       jobs, (f) else record what holds it.</li>
+ *       jobs, (f) else record what holds it. Shortcuts that change no decision: an account none of
+ *       whose jobs could do anything now (each shape already failed) is skipped whole, and the walk
+ *       stops once nothing later in the order could ({@link SchedulerConfig#walkShortcuts()}).</li>
  *   <li>Drop reservations not confirmed by this pass.</li>
  * </ol>
  */
@@ -78,6 +80,8 @@ public final class Scheduler {
     private long now = Long.MIN_VALUE;
     private long accountedUntil = Long.MIN_VALUE;
     private long passCounter;
+    /** The policy keeps the default {@code admits} (every job): the walk may then skip whole accounts. */
+    private final boolean admitsEveryJob;
 
     /** Allot's budget policy and default tunables. */
     public Scheduler() {
@@ -92,6 +96,15 @@ public final class Scheduler {
         this.config = config;
         this.policy = policy;
         this.ledger = new UsageLedger(config.windowMillis(), config.bucketMillis());
+        this.admitsEveryJob = keepsDefaultAdmission(policy);
+    }
+
+    private static boolean keepsDefaultAdmission(SchedulingPolicy policy) {
+        try {
+            return policy.getClass().getMethod("admits", JobView.class, PolicyContext.class).isDefault();
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
     }
 
     public SchedulerConfig config() {
@@ -516,9 +529,31 @@ public final class Scheduler {
         // that may not preempt or never got that far): the early stop need not wait for their shapes
         HashMap<Integer, TreeMap<Integer, Integer>> walkedNotFailed = new HashMap<>();
         int position = 0;
+        int nextCheck = 1;
+        HashMap<String, LaneWaiting> laneWaiting = null;
         walk:
         for (int g = 0; g < order.groups.size(); g++) {
           List<Job> group = order.groups.get(g);
+          String account = order.accountOf(g);
+          if (account != null && admitsEveryJob && config.walkShortcuts()) {
+              // An account none of whose jobs could do anything now (each would take the fast path
+              // below) is skipped whole: its place in the order is counted, explainWaiting derives the rest.
+              if (!settled) {
+                  settled = reservationsSettled(cs, confirmed);
+              }
+              ClusterState.AccountWaiting w = cs.accountWaiting(account);
+              if (settled && w != null) {
+                  if (laneWaiting == null) {
+                      laneWaiting = laneWaiting(order);
+                  }
+                  LaneWaiting inLane = laneWaiting.getOrDefault(account, LaneWaiting.NONE);
+                  if (heldWhole(cs, p, w, group, inLane.shapes(), preemptionFailed, freeFailed, freeFailedBackfill)) {
+                      order.skip(g, position, cs.open.countsAtLeast());
+                      position += w.listed - inLane.jobs()[0];
+                      continue;
+                  }
+              }
+          }
           for (int idx = 0; idx < group.size(); idx++) {
             Job j = group.get(idx);
             if (!order.valid(j, g)) {
@@ -528,7 +563,8 @@ public final class Scheduler {
             // about the jobs after them: they keep to their own preemption failure list.
             boolean lane = order.hasLane && g == 0;
             position++;
-            if (position % 64 == 1 && hopeless(cs, p, preemptionFailed, walkedNotFailed, confirmed, lane)) {
+            if (position >= nextCheck && config.walkShortcuts()
+                    && hopeless(cs, p, preemptionFailed, walkedNotFailed, confirmed, lane)) {
                 // Nothing later in the order can change anything: no free GPU anywhere (that later jobs
                 // could use), a better-ranked job found nothing to displace, and every reservation is
                 // held. The rest wait for want of resources; explainWaiting derives their place.
@@ -536,6 +572,9 @@ public final class Scheduler {
                 order.restIndex = idx;
                 order.restPositionBase = position - 1;
                 break walk;
+            }
+            if (position >= nextCheck) {
+                nextCheck = position + 64;
             }
             j.position = position;
             j.passAt = t;
@@ -679,6 +718,7 @@ public final class Scheduler {
                 j.arrived = false;
                 arrive(cs, j);
             }
+            cs.unlistAll();
             cs.orderWithin = within;
         }
         // 1. merge arrivals into their account's list. Stale entries go on the first arrival of each
@@ -708,6 +748,7 @@ public final class Scheduler {
             }
             list.add(lo, j);
             j.listedIn = list;
+            cs.listed(j);
         }
         cs.arrivals.clear();
         // 2. accounts by rank (then name), concatenated; shared ranks merged
@@ -743,7 +784,7 @@ public final class Scheduler {
                 k++;
             }
             if (k - i == 1) {
-                out.add(ranked[i].jobs(), false);
+                out.add(ranked[i].jobs(), ranked[i].account());
             } else {
                 ArrayList<Job> mergedGroup = new ArrayList<>();
                 for (int x = i; x < k; x++) {
@@ -755,11 +796,76 @@ public final class Scheduler {
                     }
                 }
                 mergedGroup.sort(within);
-                out.add(mergedGroup, true);
+                out.addMerged(mergedGroup);
             }
             i = k;
         }
         cs.order = out;
+        return out;
+    }
+
+    /**
+     * Whether every waiting job of the account would take the walk's fast path now: each shape
+     * (the fewest replicas per GPU count decide) already failed to find free GPUs, with backfill
+     * rights too while reservations stand, and to preempt; no unallocated one fits a held node.
+     */
+    private boolean heldWhole(ClusterState cs, Pass p, ClusterState.AccountWaiting w, List<Job> list,
+            Map<Integer, TreeMap<Integer, Integer>> lane, FailedShapes preemptionFailed, FailedShapes freeFailed,
+            FailedShapes freeFailedBackfill) {
+        // Which of its jobs might backfill a reservation (see mayBackfill)? Those are held by the backfill
+        // failures, the others by the plain ones; where it is not sure, both must hold.
+        boolean allocatedBackfill = false;
+        boolean unallocatedBackfill = false;
+        boolean unallocatedAllBackfill = false; // a reservation of another account's job they all may use
+        for (Reservation r : cs.reservations) {
+            long left = r.dueAtMillis() - p.t;
+            if (!w.durations.isEmpty() && w.durations.firstKey() <= left) {
+                allocatedBackfill = unallocatedBackfill = true;
+                break;
+            }
+            Job holder = jobs.get(r.jobId());
+            if (p.holderMayPreempt(holder)) {
+                unallocatedBackfill = true;
+                unallocatedAllBackfill |= holder.accountId != list.get(0).accountId;
+                allocatedBackfill |= !w.minRuntimes.isEmpty()
+                        && (!policy.contractsProtect() || w.minRuntimes.firstKey() <= left)
+                        && p.displaceable(holder, list.get(0));
+            }
+        }
+        int[] allocated = lane.isEmpty() ? w.fewestAllocated() : ClusterState.fewest(w.allocated, lane);
+        if (policy.preempts() && !preemptionFailed.dominatesAll(allocated) || !freeFailed.dominatesAll(allocated)
+                || allocatedBackfill && !freeFailedBackfill.dominatesAll(allocated)) {
+            return false;
+        }
+        int heldFree = cs.debugReserve.isEmpty() ? 0 : cs.heldMaxFree();
+        if (!w.unallocated.isEmpty() && w.unallocated.firstKey() <= heldFree) {
+            return false;
+        }
+        int[] unallocated = w.fewestUnallocated();
+        return (unallocatedAllBackfill || freeFailed.dominatesAll(unallocated))
+                && (!unallocatedBackfill || freeFailedBackfill.dominatesAll(unallocated));
+    }
+
+    /** An account's lane jobs still waiting: how many, and their shapes (GPUs per replica to replica counts). */
+    private record LaneWaiting(int[] jobs, HashMap<Integer, TreeMap<Integer, Integer>> shapes) {
+        static final LaneWaiting NONE = new LaneWaiting(new int[1], new HashMap<>());
+    }
+
+    /**
+     * Lane jobs still waiting, per account: they are in their accounts' lists too but were walked in
+     * the lane, so skipping an account neither counts nor waits for them.
+     */
+    private static HashMap<String, LaneWaiting> laneWaiting(PassOrder order) {
+        HashMap<String, LaneWaiting> out = new HashMap<>();
+        if (order.hasLane) {
+            for (Job j : order.groups.get(0)) {
+                if (j.state == JobState.WAITING) {
+                    LaneWaiting l = out.computeIfAbsent(j.account(), a -> new LaneWaiting(new int[1], new HashMap<>()));
+                    l.jobs()[0]++;
+                    ClusterState.countShape(l.shapes(), j.request.replicas(), j.request.gpusPerReplica());
+                }
+            }
+        }
         return out;
     }
 
@@ -907,7 +1013,7 @@ public final class Scheduler {
             return c != 0 ? c : within.compare(a, b);
         });
         if (!lane.isEmpty()) {
-            out.add(lane, true);
+            out.addMerged(lane);
             out.hasLane = true;
         }
     }
@@ -1548,20 +1654,27 @@ public final class Scheduler {
             return Optional.empty();
         }
         ClusterState cs = clusters.get(j.cluster());
-        if (j.hold == Hold.NOT_YET_SCHEDULED || cs.order == null || j.listedIn == null) {
+        if (cs.order == null || j.listedIn == null) {
             return Optional.of(new WaitingExplanation(jobId, j.cluster(), 0, Hold.NOT_YET_SCHEDULED, List.of(), "",
                     null, -1, "waiting for the next scheduling pass"));
         }
         if (j.passNo != cs.lastPassNo) {
-            // the last pass stopped walking before this job (step 4): derive its place from that pass
-            int position = cs.order.positionAfterStop(j);
-            j.position = position;
+            // the last pass skipped this job's account or stopped walking before it (step 4): derive
+            // what the walk would have recorded
+            PassOrder.Skip skip = cs.order.skipOf(j);
             j.passNo = cs.lastPassNo;
             j.passAt = cs.lastPassAt;
             j.hold = Hold.MISSING_RESOURCE;
             j.reservedFor = null;
-            j.missing = j.request.replicas() + " nodes with " + j.request.gpusPerReplica()
-                    + " free GPUs; no GPU is free and jobs ranked ahead found nothing they may preempt";
+            if (skip != null) {
+                j.position = cs.order.positionIn(skip, j);
+                j.missing = null;
+                j.openNodesSeen = skip.openNodes(j.request.gpusPerReplica());
+            } else {
+                j.position = cs.order.positionAfterStop(j);
+                j.missing = j.request.replicas() + " nodes with " + j.request.gpusPerReplica()
+                        + " free GPUs; no GPU is free and jobs ranked ahead found nothing they may preempt";
+            }
         }
         List<AccountRatio> ahead = cs.lastRanking.aheadOf(j.account());
         StringBuilder b = new StringBuilder();

@@ -16,6 +16,9 @@ import dev.allot.core.ordering.DebugLane;
  * @param maxReservationsPerCluster how many blocked top-ranked jobs per cluster get nodes reserved
  *     (1 by default)
  * @param debugLane bounds of the debug lane, used by policies that have one ({@link DebugLane#defaults()})
+ * @param walkShortcuts whether a pass may skip accounts and stop walking once nothing later in the
+ *     order can change anything (true by default). Off, every pass visits every waiting job: the
+ *     same decisions and explanations, only slower; the tests compare the two.
  */
 public record SchedulerConfig(
         long windowMillis,
@@ -24,7 +27,8 @@ public record SchedulerConfig(
         double preemptionMargin,
         UsageFeed usageFeed,
         int maxReservationsPerCluster,
-        DebugLane debugLane) {
+        DebugLane debugLane,
+        boolean walkShortcuts) {
 
     public static final long HOUR = 3_600_000L;
     public static final long DAY = 24 * HOUR;
@@ -40,35 +44,41 @@ public record SchedulerConfig(
     }
 
     public static SchedulerConfig defaults() {
-        return new SchedulerConfig(7 * DAY, HOUR, 8 * HOUR, 0.1, UsageFeed.RUNNING_JOBS, 1, DebugLane.defaults());
+        return new SchedulerConfig(7 * DAY, HOUR, 8 * HOUR, 0.1, UsageFeed.RUNNING_JOBS, 1, DebugLane.defaults(), true);
     }
 
     public SchedulerConfig withWindow(long millis, long bucket) {
         return new SchedulerConfig(millis, bucket, maxMinRuntimeMillis, preemptionMargin, usageFeed,
-                maxReservationsPerCluster, debugLane);
+                maxReservationsPerCluster, debugLane, walkShortcuts);
     }
 
     public SchedulerConfig withMaxMinRuntime(long millis) {
         return new SchedulerConfig(windowMillis, bucketMillis, millis, preemptionMargin, usageFeed,
-                maxReservationsPerCluster, debugLane);
+                maxReservationsPerCluster, debugLane, walkShortcuts);
     }
 
     public SchedulerConfig withPreemptionMargin(double margin) {
         return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, margin, usageFeed,
-                maxReservationsPerCluster, debugLane);
+                maxReservationsPerCluster, debugLane, walkShortcuts);
     }
 
     public SchedulerConfig withUsageFeed(UsageFeed feed) {
         return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, feed,
-                maxReservationsPerCluster, debugLane);
+                maxReservationsPerCluster, debugLane, walkShortcuts);
     }
 
     public SchedulerConfig withDebugLane(DebugLane lane) {
         return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed,
-                maxReservationsPerCluster, lane);
+                maxReservationsPerCluster, lane, walkShortcuts);
     }
 
     public SchedulerConfig withMaxReservationsPerCluster(int n) {
-        return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed, n, debugLane);
+        return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed, n, debugLane,
+                walkShortcuts);
+    }
+
+    public SchedulerConfig withWalkShortcuts(boolean on) {
+        return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed,
+                maxReservationsPerCluster, debugLane, on);
     }
 }

@@ -66,6 +66,15 @@ public final class FreeIndex {
         return c;
     }
 
+    /** countAtLeast(g) for every g from 0 up to the most free GPUs on a node (above that: 0). */
+    public int[] countsAtLeast() {
+        int[] c = new int[byFree.size() + 1];
+        for (int f = byFree.size() - 1; f >= 0; f--) {
+            c[f] = c[f + 1] + byFree.get(f).size();
+        }
+        return c;
+    }
+
     /** Free GPUs over all open nodes. */
     public int freeGpus() {
         return freeGpus;

@@ -24,11 +24,11 @@ final class ScenarioDriver {
     static final long HOUR = 60 * MIN;
     private static final long[] MIN_RUNTIMES = {0, 0, 5 * MIN, 15 * MIN, HOUR, 2 * HOUR, 8 * HOUR, 9 * HOUR};
 
-    // one node in three held for the debug lane, so small worlds exercise the reserve too
-    final Scheduler s = new Scheduler(SchedulerConfig.defaults().withWindow(6 * HOUR, 15 * MIN)
-            .withDebugLane(new DebugLane(15 * MIN, 8, 8, 3)));
-    final Invariants inv = new Invariants(s);
+    final Scheduler s;
+    final Invariants inv;
     final List<Decision> decisions = new ArrayList<>();
+    /** After every pass, each waiting job's place as explainWaiting gives it. */
+    final List<String> places = new ArrayList<>();
     private final Random rnd;
     private final List<String> leaves = new ArrayList<>();
     private final List<String> accounts = new ArrayList<>();
@@ -38,6 +38,15 @@ final class ScenarioDriver {
     private int seq;
 
     ScenarioDriver(long seed) {
+        this(seed, true);
+    }
+
+    /** @param walkShortcuts see {@link SchedulerConfig#walkShortcuts()} */
+    ScenarioDriver(long seed, boolean walkShortcuts) {
+        // one node in three held for the debug lane, so small worlds exercise the reserve too
+        s = new Scheduler(SchedulerConfig.defaults().withWindow(6 * HOUR, 15 * MIN)
+                .withDebugLane(new DebugLane(15 * MIN, 8, 8, 3)).withWalkShortcuts(walkShortcuts));
+        inv = new Invariants(s);
         rnd = new Random(seed);
         // budget tree: root, 1-3 programs, 1-3 teams each, sometimes a sub-team level
         s.defineBudget(now, "org", null, 1);
@@ -89,6 +98,10 @@ final class ScenarioDriver {
             List<Decision> d = s.schedule(now);
             inv.afterPass(now, d);
             decisions.addAll(d);
+            for (JobView j : s.waiting("c1")) {
+                s.explainWaiting(j.jobId()).ifPresent(w -> places.add(w.jobId() + " at " + w.position() + " "
+                        + w.hold() + " for " + w.reservedFor() + " behind " + w.accountsAhead()));
+            }
         }
         // let every minimum runtime pass with nothing new arriving: drained nodes end empty
         now += 9 * HOUR;
