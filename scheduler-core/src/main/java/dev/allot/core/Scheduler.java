@@ -812,6 +812,26 @@ public final class Scheduler {
     private boolean heldWhole(ClusterState cs, Pass p, ClusterState.AccountWaiting w, List<Job> list,
             Map<Integer, TreeMap<Integer, Integer>> lane, FailedShapes preemptionFailed, FailedShapes freeFailed,
             FailedShapes freeFailedBackfill) {
+        // cheapest first: its allocated shapes (lane jobs were walked already; only if they are in the way
+        // is it worth counting them out), then unallocated ones, then backfill rights
+        int[] allocated = w.fewestAllocated();
+        if (!allocatedHeld(allocated, preemptionFailed, freeFailed)) {
+            if (lane.isEmpty()) {
+                return false;
+            }
+            allocated = ClusterState.fewest(w.allocated, lane);
+            if (!allocatedHeld(allocated, preemptionFailed, freeFailed)) {
+                return false;
+            }
+        }
+        int heldFree = cs.debugReserve.isEmpty() ? 0 : cs.heldMaxFree();
+        if (!w.unallocated.isEmpty() && w.unallocated.firstKey() <= heldFree) {
+            return false;
+        }
+        int[] unallocated = w.fewestUnallocated();
+        if (cs.reservations.isEmpty()) {
+            return freeFailed.dominatesAll(unallocated);
+        }
         // Which of its jobs might backfill a reservation (see mayBackfill)? Those are held by the backfill
         // failures, the others by the plain ones; where it is not sure, both must hold.
         boolean allocatedBackfill = false;
@@ -823,7 +843,7 @@ public final class Scheduler {
                 allocatedBackfill = unallocatedBackfill = true;
                 break;
             }
-            Job holder = jobs.get(r.jobId());
+            Job holder = p.holder(r);
             if (p.holderMayPreempt(holder)) {
                 unallocatedBackfill = true;
                 unallocatedAllBackfill |= holder.accountId != list.get(0).accountId;
@@ -832,18 +852,13 @@ public final class Scheduler {
                         && p.displaceable(holder, list.get(0));
             }
         }
-        int[] allocated = lane.isEmpty() ? w.fewestAllocated() : ClusterState.fewest(w.allocated, lane);
-        if (policy.preempts() && !preemptionFailed.dominatesAll(allocated) || !freeFailed.dominatesAll(allocated)
-                || allocatedBackfill && !freeFailedBackfill.dominatesAll(allocated)) {
-            return false;
-        }
-        int heldFree = cs.debugReserve.isEmpty() ? 0 : cs.heldMaxFree();
-        if (!w.unallocated.isEmpty() && w.unallocated.firstKey() <= heldFree) {
-            return false;
-        }
-        int[] unallocated = w.fewestUnallocated();
-        return (unallocatedAllBackfill || freeFailed.dominatesAll(unallocated))
+        return (!allocatedBackfill || freeFailedBackfill.dominatesAll(allocated))
+                && (unallocatedAllBackfill || freeFailed.dominatesAll(unallocated))
                 && (!unallocatedBackfill || freeFailedBackfill.dominatesAll(unallocated));
+    }
+
+    private boolean allocatedHeld(int[] fewest, FailedShapes preemptionFailed, FailedShapes freeFailed) {
+        return (!policy.preempts() || preemptionFailed.dominatesAll(fewest)) && freeFailed.dominatesAll(fewest);
     }
 
     /** An account's lane jobs still waiting: how many, and their shapes (GPUs per replica to replica counts). */
@@ -1104,7 +1119,7 @@ public final class Scheduler {
             // free GPUs on reserved nodes matter only to jobs that may backfill them (conservatively, see
             // mayBackfill: jobs with a known duration; if the holder may preempt, unallocated jobs small
             // enough and jobs whose protection ends in time)
-            Job holder = jobs.get(r.jobId());
+            Job holder = p.holder(r);
             if (free > 0 && cs.mayHaveBackfill(free, r.dueAtMillis() - p.t, p.holderMayPreempt(holder))) {
                 return false;
             }
@@ -1178,7 +1193,7 @@ public final class Scheduler {
             }
             // backfill nodes reserved for other jobs, and the debug lane's nodes
             ArrayList<Node> backfill = new ArrayList<>();
-            if (mayUseDebugReserve(cs, j)) {
+            if (mayUseDebugReserve(cs, j) && cs.heldMaxFree() >= gpus) {
                 for (Node n : cs.debugReserve.values()) {
                     if (n.freeGpus() >= gpus) {
                         backfill.add(n);
@@ -1226,7 +1241,7 @@ public final class Scheduler {
      * time and the reserved job may then displace it.
      */
     private boolean mayBackfill(Pass p, Job j, Reservation r) {
-        Job rj = jobs.get(r.jobId());
+        Job rj = p.holder(r);
         boolean holderMayPreempt = p.holderMayPreempt(rj);
         if (j.mode == ChargeMode.UNALLOCATED && holderMayPreempt) {
             return true;
@@ -1525,7 +1540,7 @@ public final class Scheduler {
         private int allowedFor = -1;
         private byte[] allowed;
 
-        private final HashMap<String, Boolean> holderMayPreempt = new HashMap<>();
+        private final IdentityHashMap<Job, Boolean> holderMayPreempt = new IdentityHashMap<>();
         private final HashMap<Integer, Integer> ableNodes = new HashMap<>();
 
         /** Live, not draining nodes with at least {@code gpus} GPUs: fixed for the pass (drains and losses are events). */
@@ -1541,8 +1556,15 @@ public final class Scheduler {
             });
         }
 
+        private final IdentityHashMap<Reservation, Job> holders = new IdentityHashMap<>();
+
+        /** The reservation's job (the job table is large; a pass asks this for every job it may backfill). */
+        Job holder(Reservation r) {
+            return holders.computeIfAbsent(r, k -> jobs.get(k.jobId()));
+        }
+
         boolean holderMayPreempt(Job holder) {
-            return holderMayPreempt.computeIfAbsent(holder.jobId(), h -> mayPreempt(holder, this));
+            return holderMayPreempt.computeIfAbsent(holder, h -> mayPreempt(h, this));
         }
 
         VictimSearch victims() {
