@@ -70,10 +70,66 @@ final class ClusterState {
         return nodeArray;
     }
 
-    /** Node id to its position in {@link #nodeArray()} (shared: do not modify). */
-    Map<String, Integer> nodeIndex() {
-        nodeArray();
-        return nodeIndex;
+    /**
+     * ableNodes[g]: available nodes (see {@link Node#available()}) with at least g GPUs, for g up
+     * to the most GPUs on one; null after a change. Fixed between node events, so kept across passes.
+     */
+    private int[] ableNodes;
+
+    /** A node joined, was lost, re-registered, drained or undrained. */
+    void availabilityChanged() {
+        ableNodes = null;
+    }
+
+    /** Live, not draining nodes with at least {@code gpus} GPUs. */
+    int ableNodes(int gpus) {
+        int[] able = ableNodes();
+        return gpus >= able.length ? 0 : able[Math.max(gpus, 0)];
+    }
+
+    /** The most GPUs on one live, not draining node (0 if none). */
+    int widestAbleNode() {
+        return ableNodes().length - 1;
+    }
+
+    private int[] ableNodes() {
+        if (ableNodes == null) {
+            int max = 0;
+            for (Node n : nodes.values()) {
+                if (n.available()) {
+                    max = Math.max(max, n.gpus());
+                }
+            }
+            ableNodes = new int[max + 1];
+            for (Node n : nodes.values()) {
+                if (n.available()) {
+                    ableNodes[n.gpus()]++;
+                }
+            }
+            for (int g = max - 1; g >= 0; g--) {
+                ableNodes[g] += ableNodes[g + 1];
+            }
+        }
+        return ableNodes;
+    }
+
+    /**
+     * The position in {@link #nodeArray()} of each of the job's replicas' nodes (-1 if not in this
+     * cluster), in placement order. Cached on the job until its placement or the node array changes.
+     */
+    int[] nodeIndices(Job j) {
+        Node[] array = nodeArray();
+        if (j.nodeIndicesOf != j.placement || j.nodeIndicesIn != array) {
+            int[] at = new int[j.placement.size()];
+            for (int k = 0; k < at.length; k++) {
+                Integer i = nodeIndex.get(j.placement.get(k).nodeId());
+                at[k] = i == null ? -1 : i;
+            }
+            j.nodeIndices = at;
+            j.nodeIndicesOf = j.placement;
+            j.nodeIndicesIn = array;
+        }
+        return j.nodeIndices;
     }
 
     /** All waiting jobs: GPUs per replica to a multiset of their replica counts. */
@@ -153,6 +209,7 @@ final class ClusterState {
             count(j, 1);
             if (j.debugShape) {
                 debugShaped.computeIfAbsent(j.account(), a -> new java.util.TreeSet<>(within)).add(j);
+                laneWaitingStale.add(j.account());
             }
         }
     }
@@ -169,8 +226,52 @@ final class ClusterState {
                 if (mine.isEmpty()) {
                     debugShaped.remove(j.account());
                 }
+                laneWaitingStale.add(j.account());
             }
         }
+    }
+
+    /**
+     * {@link #debugShapedDemand} per account, summed in {@link #laneWaitingDemand}, for {@link
+     * #laneWaitingBound}; accounts whose debug-shape jobs changed since are in {@link #laneWaitingStale}.
+     */
+    private final HashMap<String, Integer> laneWaitingOf = new HashMap<>();
+    private final java.util.HashSet<String> laneWaitingStale = new java.util.HashSet<>();
+    private int laneWaitingDemand;
+    private int laneWaitingBound = Integer.MIN_VALUE;
+
+    /**
+     * Per account, the GPUs of its first waiting debug-shape jobs (in its own order) that fit
+     * within {@code bound} together, summed over accounts. Only accounts whose debug-shape jobs
+     * changed since the last call are counted again.
+     */
+    int debugShapedDemand(int bound) {
+        if (bound != laneWaitingBound) {
+            laneWaitingOf.clear();
+            laneWaitingDemand = 0;
+            laneWaitingStale.addAll(debugShaped.keySet());
+            laneWaitingBound = bound;
+        }
+        for (String a : laneWaitingStale) {
+            Integer old = laneWaitingOf.remove(a);
+            if (old != null) {
+                laneWaitingDemand -= old;
+            }
+            java.util.TreeSet<Job> mine = debugShaped.get(a);
+            if (mine != null) {
+                int w = 0;
+                for (Job j : mine) {
+                    if (w + j.gpus() > bound) {
+                        break;
+                    }
+                    w += j.gpus();
+                }
+                laneWaitingOf.put(a, w);
+                laneWaitingDemand += w;
+            }
+        }
+        laneWaitingStale.clear();
+        return laneWaitingDemand;
     }
 
     private void count(Job j, int d) {

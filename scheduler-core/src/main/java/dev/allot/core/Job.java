@@ -1,5 +1,6 @@
 package dev.allot.core;
 
+import dev.allot.core.cluster.Node;
 import dev.allot.core.contract.Contract;
 import dev.allot.core.explain.Hold;
 import java.util.List;
@@ -36,6 +37,13 @@ final class Job implements JobView {
     List<Job> listedIn;
     /** Scratch: the pass (by counter) in which the job was placed. */
     long placedInPass = -1;
+    /** Cache of {@link ClusterState#nodeIndices}: each replica's node position, for this placement and node array. */
+    int[] nodeIndices;
+    List<ReplicaPlacement> nodeIndicesOf;
+    Node[] nodeIndicesIn;
+    /** Scratch: the pass (by counter) in which {@link #mayPreemptThen} was found, as a reservation holder. */
+    long mayPreemptPass = -1;
+    boolean mayPreemptThen;
     /** Debug lane rule 1, fixed at submit. */
     boolean debugShape;
     /** Running as a lane job (its GPUs count against its account's lane bound). */

@@ -22,8 +22,11 @@ final class NodeReach {
         int words = (keys.length + 63) >>> 6;
         atLeast = new long[max + 1][words];
         for (int i = 0; i < keys.length; i++) {
-            for (int k = 0; k <= keys[i]; k++) {
-                atLeast[k][i >>> 6] |= 1L << i;
+            atLeast[keys[i]][i >>> 6] |= 1L << i; // key exactly keys[i] for now
+        }
+        for (int k = max - 1; k >= 0; k--) {
+            for (int w = 0; w < words; w++) {
+                atLeast[k][w] |= atLeast[k + 1][w];
             }
         }
     }

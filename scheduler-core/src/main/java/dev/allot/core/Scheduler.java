@@ -217,10 +217,12 @@ public final class Scheduler {
             nodeById.put(spec.nodeId(), n);
             cs.nodes.put(spec.nodeId(), n);
             cs.open.add(n);
+            cs.availabilityChanged();
             capacityChanged(cs, t);
         } else if (n.lost()) {
             n.fence();
             cs.open.add(n);
+            cs.availabilityChanged();
             capacityChanged(cs, t);
         }
         return n.epoch();
@@ -235,6 +237,7 @@ public final class Scheduler {
         }
         ClusterState cs = clusters.get(n.cluster());
         n.drain();
+        cs.availabilityChanged();
         cs.open.remove(n);
         releaseDebugReserve(cs, n);
         dropReservationHolding(cs, n);
@@ -248,8 +251,10 @@ public final class Scheduler {
             return;
         }
         n.undrain();
+        ClusterState cs = clusters.get(n.cluster());
+        cs.availabilityChanged();
         if (n.available() && !n.debugReserve()) {
-            clusters.get(n.cluster()).open.add(n);
+            cs.open.add(n);
         }
     }
 
@@ -276,6 +281,7 @@ public final class Scheduler {
                             + Fmt.time(j.queuedSince)));
         }
         n.lose();
+        cs.availabilityChanged();
         releaseDebugReserve(cs, n); // after lose(): a lost node must not return to the open set
         capacityChanged(cs, t);
     }
@@ -752,7 +758,7 @@ public final class Scheduler {
         }
         cs.arrivals.clear();
         // 2. accounts by rank (then name), concatenated; shared ranks merged
-        ArrayList<String> accounts = new ArrayList<>(cs.byAccount.size());
+        ArrayList<Ranked> byName = new ArrayList<>(cs.byAccount.size());
         for (var it = cs.byAccount.entrySet().iterator(); it.hasNext();) {
             var e = it.next();
             ArrayList<Job> list = e.getValue();
@@ -767,14 +773,18 @@ public final class Scheduler {
                 it.remove();
                 continue;
             }
-            accounts.add(e.getKey());
+            byName.add(new Ranked(e.getKey(), ranking.rankOf(e.getKey()), list));
         }
-        Ranked[] ranked = new Ranked[accounts.size()];
-        for (int i = 0; i < ranked.length; i++) {
-            String a = accounts.get(i);
-            ranked[i] = new Ranked(a, ranking.rankOf(a), cs.byAccount.get(a));
+        // (rank, position in name order) packed in a long: sorting those sorts by rank, then name
+        long[] keys = new long[byName.size()];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = (long) byName.get(i).rank() << 32 | i;
         }
-        Arrays.sort(ranked, Ranked.ORDER);
+        Arrays.sort(keys);
+        Ranked[] ranked = new Ranked[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            ranked[i] = byName.get((int) keys[i]);
+        }
         PassOrder out = new PassOrder();
         debugLane(cs, ranking, within, out);
         for (int i = 0; i < ranked.length;) {
@@ -920,14 +930,8 @@ public final class Scheduler {
         if (demand == 0 && cs.debugReserve.isEmpty()) {
             return;
         }
-        int live = 0;
-        int widestNode = 0;
-        for (Node n : cs.nodes.values()) {
-            if (n.available()) {
-                live++;
-                widestNode = Math.max(widestNode, n.gpus());
-            }
-        }
+        int live = cs.ableNodes(0);
+        int widestNode = cs.widestAbleNode();
         int cap = policy.hasDebugLane() ? config.debugLane().reserveNodes(live) : 0;
         int target = Math.min(cap, 1 + ceilDiv(demand, Math.max(1, widestNode)));
         while (cs.debugReserve.size() > target + 1 || cs.debugReserve.size() > cap) {
@@ -968,18 +972,7 @@ public final class Scheduler {
         for (int g : cs.laneGpus.values()) {
             demand += g;
         }
-        int bound = config.debugLane().gpusPerAccount();
-        for (var waiting : cs.debugShaped.values()) {
-            int w = 0;
-            for (Job j : waiting) {
-                if (w + j.gpus() > bound) {
-                    break;
-                }
-                w += j.gpus();
-            }
-            demand += w;
-        }
-        return demand;
+        return demand + cs.debugShapedDemand(config.debugLane().gpusPerAccount());
     }
 
     private static int ceilDiv(int a, int b) {
@@ -1035,10 +1028,6 @@ public final class Scheduler {
 
     /** An account with waiting jobs, by rank then name (sorted once per pass). */
     private record Ranked(String account, int rank, ArrayList<Job> jobs) {
-        static final Comparator<Ranked> ORDER = (a, b) -> {
-            int c = Integer.compare(a.rank, b.rank);
-            return c != 0 ? c : a.account.compareTo(b.account);
-        };
     }
 
     /**
@@ -1193,7 +1182,7 @@ public final class Scheduler {
             }
             // backfill nodes reserved for other jobs, and the debug lane's nodes
             ArrayList<Node> backfill = new ArrayList<>();
-            if (mayUseDebugReserve(cs, j) && cs.heldMaxFree() >= gpus) {
+            if (mayUseDebugReserve(cs, j) && debugReserveFits(cs, gpus)) { // (else no held node has room)
                 for (Node n : cs.debugReserve.values()) {
                     if (n.freeGpus() >= gpus) {
                         backfill.add(n);
@@ -1241,17 +1230,19 @@ public final class Scheduler {
      * time and the reserved job may then displace it.
      */
     private boolean mayBackfill(Pass p, Job j, Reservation r) {
-        Job rj = p.holder(r);
-        boolean holderMayPreempt = p.holderMayPreempt(rj);
-        if (j.mode == ChargeMode.UNALLOCATED && holderMayPreempt) {
-            return true;
-        }
         long expected = j.request.expectedDurationMillis();
         if (expected >= 0 && p.t + expected <= r.dueAtMillis()) {
             return true;
         }
+        // the other two ways need the holder to be allowed to preempt: it is looked up last (asked
+        // for nearly every job walked)
+        boolean unallocated = j.mode == ChargeMode.UNALLOCATED;
         long unprotectedFrom = policy.contractsProtect() ? p.t + j.request.minRuntimeMillis() : p.t;
-        return holderMayPreempt && unprotectedFrom <= r.dueAtMillis() && p.displaceable(rj, j);
+        if (!unallocated && unprotectedFrom > r.dueAtMillis()) {
+            return false;
+        }
+        Job rj = p.holder(r);
+        return p.holderMayPreempt(rj) && (unallocated || p.displaceable(rj, j));
     }
 
     /**
@@ -1520,13 +1511,10 @@ public final class Scheduler {
             if (preemptor.accountId == victim.accountId) {
                 return false;
             }
-            if (allowedFor != preemptor.accountId) {
-                allowedFor = preemptor.accountId;
-                allowed = allowedByPreemptor.computeIfAbsent(preemptor.accountId, k -> new byte[accountIds.size()]);
-            }
-            if (victim.accountId >= allowed.length) {
-                allowed = java.util.Arrays.copyOf(allowed, accountIds.size());
-                allowedByPreemptor.put(preemptor.accountId, allowed);
+            byte[] allowed = allowedByPreemptor[preemptor.accountId];
+            if (allowed == null) {
+                allowed = new byte[allowedByPreemptor.length];
+                allowedByPreemptor[preemptor.accountId] = allowed;
             }
             byte a = allowed[victim.accountId];
             if (a == 0) {
@@ -1536,48 +1524,49 @@ public final class Scheduler {
             return a == 1;
         }
 
-        private final HashMap<Integer, byte[]> allowedByPreemptor = new HashMap<>();
-        private int allowedFor = -1;
-        private byte[] allowed;
+        /**
+         * Answers of the policy by preemptor and victim account id: 0 not asked yet, 1 allowed, 2 not
+         * (the preemptor alternates with reservation holders: an array, not a one-entry memo).
+         * Account ids are only given at submit, so none appears during the pass.
+         */
+        private final byte[][] allowedByPreemptor = new byte[accountIds.size()][];
 
-        private final IdentityHashMap<Job, Boolean> holderMayPreempt = new IdentityHashMap<>();
-        private final HashMap<Integer, Integer> ableNodes = new HashMap<>();
-
-        /** Live, not draining nodes with at least {@code gpus} GPUs: fixed for the pass (drains and losses are events). */
+        /** Live, not draining nodes with at least {@code gpus} GPUs (kept by the cluster across passes). */
         int ableNodes(int gpus) {
-            return ableNodes.computeIfAbsent(gpus, g -> {
-                int able = 0;
-                for (Node n : cs.nodes.values()) {
-                    if (n.available() && n.gpus() >= g) {
-                        able++;
-                    }
-                }
-                return able;
-            });
+            return cs.ableNodes(gpus);
         }
 
-        private final IdentityHashMap<Reservation, Job> holders = new IdentityHashMap<>();
+        /** Reservation holders by job id: a small map, asked for every job walked while reservations stand. */
+        private final HashMap<String, Job> holders = new HashMap<>();
 
-        /** The reservation's job (the job table is large; a pass asks this for every job it may backfill). */
         Job holder(Reservation r) {
-            return holders.computeIfAbsent(r, k -> jobs.get(k.jobId()));
+            Job h = holders.get(r.jobId());
+            if (h == null) {
+                h = jobs.get(r.jobId());
+                holders.put(r.jobId(), h);
+            }
+            return h;
         }
 
+        /** {@link #mayPreempt} of a reservation holder, kept on the job for the pass (asked for every job walked). */
         boolean holderMayPreempt(Job holder) {
-            return holderMayPreempt.computeIfAbsent(holder, h -> mayPreempt(h, this));
+            if (holder.mayPreemptPass != passCounter) { // (a job is in one cluster: one Pass per counter)
+                holder.mayPreemptPass = passCounter;
+                holder.mayPreemptThen = mayPreempt(holder, this);
+            }
+            return holder.mayPreemptThen;
         }
 
         VictimSearch victims() {
             if (victims == null) {
-                victims = new VictimSearch(cs.nodeArray(), cs.nodeIndex(), cs.running.values(), this::preemptibleNow,
-                        t, passCounter);
+                victims = new VictimSearch(cs, this::preemptibleNow, t, passCounter);
             }
             return victims;
         }
     }
 
     private HashMap<String, AccountUsage> usageOf(ClusterState cs, long t) {
-        HashMap<String, AccountUsage> out = new HashMap<>();
+        HashMap<String, AccountUsage> out = HashMap.newHashMap(tree.size()); // (only looked up, never iterated)
         long from = ledger.windowStart(t);
         for (String root : tree.roots()) {
             rollUp(cs, root, from, t, out);

@@ -4,11 +4,9 @@ import dev.allot.core.cluster.Node;
 import dev.allot.core.preemption.VictimOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -33,8 +31,8 @@ final class VictimSearch {
         boolean test(Node n);
     }
 
+    private final ClusterState cs;
     private final Node[] nodes;
-    private final Map<String, Integer> index;
     private final Job[][] victims;
     private final boolean[] sorted;
     private final Comparator<JobView> order;
@@ -60,55 +58,61 @@ final class VictimSearch {
     /** Feasible nodes of a multi-replica search, reused across searches. */
     private long[] found = new long[16];
 
-    /**
-     * @param nodes the cluster's nodes in id order (not modified)
-     * @param index node id to its position in {@code nodes}
-     */
-    VictimSearch(Node[] nodes, Map<String, Integer> index, Collection<Job> running, Predicate<Job> preemptibleNow,
-            long now, long pass) {
+    /** @param cs the cluster, whose nodes and running jobs are read (not modified) */
+    VictimSearch(ClusterState cs, Predicate<Job> preemptibleNow, long now, long pass) {
         this.pass = pass;
-        this.nodes = nodes;
-        this.index = index;
-        ArrayList<ArrayList<Job>> lists = new ArrayList<>(nodes.length);
-        for (int i = 0; i < nodes.length; i++) {
-            lists.add(null);
-        }
-        for (Job j : running) {
+        this.cs = cs;
+        this.nodes = cs.nodeArray();
+        // One scan of the running jobs files each listed replica as a (node, job) pair, so each
+        // node's array is allocated once at its size; the order within a node does not matter
+        // (victimsOf sorts by a total order).
+        unallocated = new int[nodes.length];
+        allocated = new int[nodes.length];
+        int[] count = new int[nodes.length];
+        int pairs = 0;
+        int[] pairNode = new int[256];
+        Job[] pairJob = new Job[256];
+        for (Job j : cs.running.values()) {
             if (!preemptibleNow.test(j)) {
                 continue;
             }
             preemptibleJobs++;
-            for (ReplicaPlacement r : j.placement) {
-                Integer i = index.get(r.nodeId());
-                if (i != null && nodes[i].epoch() == r.nodeEpoch()) {
-                    if (lists.get(i) == null) {
-                        lists.set(i, new ArrayList<>(4));
-                    }
-                    lists.get(i).add(j);
+            int[] at = cs.nodeIndices(j);
+            for (int k = 0; k < at.length; k++) {
+                int i = at[k];
+                ReplicaPlacement r = j.placement.get(k);
+                if (i < 0 || nodes[i].epoch() != r.nodeEpoch()) {
+                    continue;
                 }
-            }
-        }
-        order = VictimOrder.at(now);
-        victims = new Job[nodes.length][];
-        sorted = new boolean[nodes.length];
-        gpusHere = new int[nodes.length][];
-        unallocated = new int[nodes.length];
-        allocated = new int[nodes.length];
-        for (int i = 0; i < nodes.length; i++) {
-            ArrayList<Job> l = lists.get(i);
-            if (l == null) {
-                continue;
-            }
-            victims[i] = l.toArray(new Job[0]);
-            for (Job v : victims[i]) {
-                int g = gpusOn(v, i);
-                if (v.mode == ChargeMode.UNALLOCATED) {
+                if (pairs == pairNode.length) {
+                    pairNode = Arrays.copyOf(pairNode, pairs * 2);
+                    pairJob = Arrays.copyOf(pairJob, pairs * 2);
+                }
+                pairNode[pairs] = i;
+                pairJob[pairs++] = j;
+                count[i]++;
+                int g = r.gpuIndices().size(); // (a job has one replica per node)
+                if (j.mode == ChargeMode.UNALLOCATED) {
                     unallocated[i] += g;
                 } else {
                     allocated[i] += g;
                 }
             }
         }
+        victims = new Job[nodes.length][];
+        for (int i = 0; i < nodes.length; i++) {
+            if (count[i] != 0) {
+                victims[i] = new Job[count[i]];
+                count[i] = 0;
+            }
+        }
+        for (int p = 0; p < pairs; p++) {
+            int i = pairNode[p];
+            victims[i][count[i]++] = pairJob[p];
+        }
+        order = VictimOrder.at(now);
+        sorted = new boolean[nodes.length];
+        gpusHere = new int[nodes.length][];
         unallocatedLeft = unallocated.clone();
         int[] keyUnallocated = new int[nodes.length];
         int[] keyAll = new int[nodes.length];
@@ -141,9 +145,10 @@ final class VictimSearch {
 
     private int gpusOn(Job v, int i) {
         int g = 0;
-        for (ReplicaPlacement r : v.placement) {
-            if (r.nodeId().equals(nodes[i].nodeId())) {
-                g = r.gpuIndices().size();
+        int[] at = cs.nodeIndices(v);
+        for (int k = 0; k < at.length; k++) {
+            if (at[k] == i) {
+                g = v.placement.get(k).gpuIndices().size();
             }
         }
         return g;
@@ -173,9 +178,11 @@ final class VictimSearch {
     /** A victim was displaced: its GPUs are no longer there to take. */
     void displaced(Job v) {
         preemptibleJobs--;
-        for (ReplicaPlacement r : v.placement) {
-            Integer i = index.get(r.nodeId());
-            if (i != null) {
+        int[] at = cs.nodeIndices(v);
+        for (int k = 0; k < at.length; k++) {
+            int i = at[k];
+            if (i >= 0) {
+                ReplicaPlacement r = v.placement.get(k);
                 int g = r.gpuIndices().size();
                 if (v.mode == ChargeMode.UNALLOCATED) {
                     unallocated[i] -= g;

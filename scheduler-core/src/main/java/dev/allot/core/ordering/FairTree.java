@@ -26,10 +26,14 @@ import java.util.function.Function;
  */
 public final class FairTree {
 
-    /** Rules 1 and 2. */
-    static final Comparator<AccountUsage> SIBLING_ORDER = Comparator.comparingDouble(AccountUsage::ratio)
-            .thenComparing(Comparator.comparingDouble(AccountUsage::fraction).reversed())
-            .thenComparing(AccountUsage::account);
+    /** Rules 1 and 2. Spelled out: every pass sorts every account's children with it. */
+    static final Comparator<AccountUsage> SIBLING_ORDER = (a, b) -> {
+        int c = Double.compare(a.ratio(), b.ratio());
+        if (c == 0) {
+            c = Double.compare(b.fraction(), a.fraction()); // larger fraction first
+        }
+        return c != 0 ? c : a.account().compareTo(b.account());
+    };
 
     private FairTree() {
     }

@@ -2,6 +2,7 @@ package dev.allot.core.placement;
 
 import dev.allot.core.cluster.Node;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.TreeSet;
@@ -15,6 +16,8 @@ public final class FreeIndex {
     private static final Comparator<Node> BY_ID = Comparator.comparing(Node::nodeId);
 
     private final ArrayList<TreeSet<Node>> byFree = new ArrayList<>();
+    /** The size of each bucket of {@link #byFree}: countAtLeast is asked for nearly every job a pass walks. */
+    private int[] sizes = new int[0];
     private int freeGpus;
 
     public void add(Node n) {
@@ -29,7 +32,9 @@ public final class FreeIndex {
         if (f < 0) {
             return;
         }
-        byFree.get(f).remove(n);
+        if (byFree.get(f).remove(n)) {
+            sizes[f]--;
+        }
         freeGpus -= f;
         n.indexedFree(-1);
     }
@@ -52,7 +57,12 @@ public final class FreeIndex {
         while (byFree.size() <= free) {
             byFree.add(new TreeSet<>(BY_ID));
         }
-        byFree.get(free).add(n);
+        if (sizes.length < byFree.size()) {
+            sizes = Arrays.copyOf(sizes, byFree.size());
+        }
+        if (byFree.get(free).add(n)) {
+            sizes[free]++;
+        }
         freeGpus += free;
         n.indexedFree(free);
     }
@@ -60,8 +70,8 @@ public final class FreeIndex {
     /** Number of open nodes with at least {@code gpus} free. */
     public int countAtLeast(int gpus) {
         int c = 0;
-        for (int f = Math.max(gpus, 0); f < byFree.size(); f++) {
-            c += byFree.get(f).size();
+        for (int f = Math.max(gpus, 0); f < sizes.length; f++) {
+            c += sizes[f];
         }
         return c;
     }
