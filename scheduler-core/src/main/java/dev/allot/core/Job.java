@@ -29,8 +29,6 @@ final class Job implements JobView {
     /** Free open nodes of the right size seen by the pass that held it for want of resources. */
     int openNodesSeen;
     int accountId;
-    /** Scratch: account rank in the current pass. */
-    int rank;
     /** Waiting and not yet merged into its cluster's cached order. */
     boolean arrived;
     /** The account list this job sits in (null after it re-arrived). */

@@ -786,7 +786,7 @@ public final class Scheduler {
             ranked[i] = byName.get((int) keys[i]);
         }
         PassOrder out = new PassOrder();
-        debugLane(cs, ranking, within, out);
+        debugLane(cs, ranked, out);
         for (int i = 0; i < ranked.length;) {
             int r = ranked[i].rank();
             int k = i;
@@ -990,15 +990,20 @@ public final class Scheduler {
     }
 
     /** Debug lane rules 2 and 3 ({@link dev.allot.core.ordering.DebugLane}): group 0 of the order. */
-    private void debugLane(ClusterState cs, AccountRanking ranking, Comparator<JobView> within, PassOrder out) {
+    private void debugLane(ClusterState cs, Ranked[] ranked, PassOrder out) {
         if (!policy.hasDebugLane() || cs.debugShaped.isEmpty()) {
             return;
         }
         int bound = config.debugLane().gpusPerAccount();
         ArrayList<Job> lane = new ArrayList<>();
-        for (var e : cs.debugShaped.entrySet()) {
-            int used = cs.laneGpus.getOrDefault(e.getKey(), 0);
-            for (Job j : e.getValue()) { // the account's own order
+        // accounts in rank order (then name), each account's jobs in its own order: no sort needed
+        for (Ranked r : ranked) {
+            java.util.TreeSet<Job> candidates = cs.debugShaped.get(r.account());
+            if (candidates == null) {
+                continue;
+            }
+            int used = cs.laneGpus.getOrDefault(r.account(), 0);
+            for (Job j : candidates) {
                 if (j.listedIn == null) {
                     continue;
                 }
@@ -1010,16 +1015,6 @@ public final class Scheduler {
                 lane.add(j);
             }
         }
-        for (Job j : lane) {
-            j.rank = ranking.rankOf(j.account());
-        }
-        lane.sort((a, b) -> {
-            int c = Integer.compare(a.rank, b.rank);
-            if (c == 0) {
-                c = a.account().compareTo(b.account());
-            }
-            return c != 0 ? c : within.compare(a, b);
-        });
         if (!lane.isEmpty()) {
             out.addMerged(lane);
             out.hasLane = true;

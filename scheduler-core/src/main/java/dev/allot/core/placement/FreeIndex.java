@@ -19,6 +19,8 @@ public final class FreeIndex {
     /** The size of each bucket of {@link #byFree}: countAtLeast is asked for nearly every job a pass walks. */
     private int[] sizes = new int[0];
     private int freeGpus;
+    /** {@link #countsAtLeast()} until the index changes (a pass asks for it for every account it skips). */
+    private int[] counts;
 
     public void add(Node n) {
         if (n.indexedFreeOf() >= 0) {
@@ -35,6 +37,7 @@ public final class FreeIndex {
         if (byFree.get(f).remove(n)) {
             sizes[f]--;
         }
+        counts = null;
         freeGpus -= f;
         n.indexedFree(-1);
     }
@@ -63,6 +66,7 @@ public final class FreeIndex {
         if (byFree.get(free).add(n)) {
             sizes[free]++;
         }
+        counts = null;
         freeGpus += free;
         n.indexedFree(free);
     }
@@ -76,13 +80,15 @@ public final class FreeIndex {
         return c;
     }
 
-    /** countAtLeast(g) for every g from 0 up to the most free GPUs on a node (above that: 0). */
+    /** countAtLeast(g) for every g from 0 up to the most free GPUs on a node (above that: 0). Shared: do not modify. */
     public int[] countsAtLeast() {
-        int[] c = new int[byFree.size() + 1];
-        for (int f = byFree.size() - 1; f >= 0; f--) {
-            c[f] = c[f + 1] + byFree.get(f).size();
+        if (counts == null) {
+            counts = new int[sizes.length + 1];
+            for (int f = sizes.length - 1; f >= 0; f--) {
+                counts[f] = counts[f + 1] + sizes[f];
+            }
         }
-        return c;
+        return counts;
     }
 
     /** Free GPUs over all open nodes. */
