@@ -129,7 +129,8 @@ public final class BenchWorld {
 
     /**
      * Quick look without JMH, in thread CPU time (steadier than wall time on a loaded machine):
-     * four fresh worlds' full passes, then 2,000 rounds of submit+pass and finish+pass.
+     * four fresh worlds' full passes, then {@code args[0]} (default 2,000) rounds of submit+pass and
+     * finish+pass, with their average thread CPU time.
      */
     public static void main(String[] args) {
         BenchWorld w = null;

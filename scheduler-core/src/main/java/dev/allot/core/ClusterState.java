@@ -19,6 +19,8 @@ final class ClusterState {
     /** Waiting jobs in arrival order (the pass sorts them). */
     final LinkedHashMap<String, Job> waiting = new LinkedHashMap<>();
     final TreeMap<String, Job> running = new TreeMap<>();
+    /** Preemptible GPUs of running jobs per node, for the victim search. */
+    final PreemptibleIndex preemptible = new PreemptibleIndex();
     final EntitlementHistory entitlement = new EntitlementHistory();
     /** GPUs held per account (both charge modes), for policies' admission limits. */
     final HashMap<String, Integer> runningGpus = new HashMap<>();
@@ -33,8 +35,8 @@ final class ClusterState {
     java.util.Comparator<JobView> orderWithin;
     /** Jobs that joined the waiting set since the last pass. */
     final ArrayList<Job> arrivals = new ArrayList<>();
-    /** Waiting jobs of debug shape (lane candidates), in arrival order. */
-    final TreeMap<String, java.util.TreeSet<Job>> debugShaped = new TreeMap<>();
+    /** Waiting jobs of debug shape (lane candidates) per account, in the account's own order. */
+    final HashMap<String, java.util.TreeSet<Job>> debugShaped = new HashMap<>();
     /** The policy's within-account order (the same instance on every call, see SchedulingPolicy). */
     private final java.util.Comparator<? super Job> within;
     /** Nodes held for the debug lane, by id. */

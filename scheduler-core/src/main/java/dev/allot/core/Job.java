@@ -46,6 +46,8 @@ final class Job implements JobView {
     boolean debugShape;
     /** Running as a lane job (its GPUs count against its account's lane bound). */
     boolean inLane;
+    /** Counted by the cluster's {@link PreemptibleIndex} (running and preemptible now). */
+    boolean preemptibleCounted;
     /** The pass order whose lane group holds this job (its entry in its account's group is skipped). */
     PassOrder laneOf;
 

@@ -400,6 +400,7 @@ public final class Scheduler {
         j.protectedUntil = Contract.protectedUntil(t, j.request.minRuntimeMillis());
         j.placedInPass = passCounter;
         j.hold = Hold.NOT_YET_SCHEDULED;
+        cs.preemptible.placed(cs, j, j.mode == ChargeMode.UNALLOCATED || !policy.contractsProtect());
         int g = j.gpus();
         cs.runningGpus.merge(j.account(), g, Integer::sum);
         int[] rate = cs.rates.computeIfAbsent(j.account(), a -> new int[2]);
@@ -412,6 +413,7 @@ public final class Scheduler {
 
     /** Frees the job's GPUs everywhere; leaves its state to the caller. */
     private void release(ClusterState cs, Job j, long t) {
+        cs.preemptible.releasing(cs, j);
         for (ReplicaPlacement r : j.placement) {
             Node n = nodeById.get(r.nodeId());
             if (n != null && n.epoch() == r.nodeEpoch()) {
@@ -1554,7 +1556,8 @@ public final class Scheduler {
 
         VictimSearch victims() {
             if (victims == null) {
-                victims = new VictimSearch(cs, this::preemptibleNow, t, passCounter);
+                cs.preemptible.advanceTo(cs, t);
+                victims = new VictimSearch(cs, t, passCounter);
             }
             return victims;
         }

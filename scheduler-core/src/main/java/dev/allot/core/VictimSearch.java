@@ -11,10 +11,11 @@ import java.util.function.Predicate;
 
 /**
  * Victim search for one pass over one cluster, applying the rules of {@link VictimOrder}. Built
- * lazily at the first preemption attempt of a pass: per node (array index in id order), its
- * preemptible-now jobs in victim order and how many of their GPUs are unallocated or allocated.
- * Jobs displaced during the pass are subtracted; jobs placed during the pass are never victims in
- * it.
+ * lazily at the first preemption attempt of a pass from the cluster's {@link PreemptibleIndex}
+ * (brought up to the pass's time first): per node (array index in id order), how many GPUs of
+ * preemptible-now jobs are unallocated or allocated, and, listed and sorted in victim order when a
+ * search first looks at the node, those jobs. Jobs displaced during the pass are subtracted; jobs
+ * placed during the pass are never victims in it.
  *
  * <p>A pass makes hundreds of searches over a thousand nodes, so a search visits only the nodes
  * that can reach the size ({@link NodeReach}, in id order as a full scan would), and a one-replica
@@ -58,58 +59,16 @@ final class VictimSearch {
     /** Feasible nodes of a multi-replica search, reused across searches. */
     private long[] found = new long[16];
 
-    /** @param cs the cluster, whose nodes and running jobs are read (not modified) */
-    VictimSearch(ClusterState cs, Predicate<Job> preemptibleNow, long now, long pass) {
+    /** @param cs the cluster, whose nodes and preemptible index are read (not modified) */
+    VictimSearch(ClusterState cs, long now, long pass) {
         this.pass = pass;
         this.cs = cs;
         this.nodes = cs.nodeArray();
-        // One scan of the running jobs files each listed replica as a (node, job) pair, so each
-        // node's array is allocated once at its size; the order within a node does not matter
-        // (victimsOf sorts by a total order).
-        unallocated = new int[nodes.length];
-        allocated = new int[nodes.length];
-        int[] count = new int[nodes.length];
-        int pairs = 0;
-        int[] pairNode = new int[256];
-        Job[] pairJob = new Job[256];
-        for (Job j : cs.running.values()) {
-            if (!preemptibleNow.test(j)) {
-                continue;
-            }
-            preemptibleJobs++;
-            int[] at = cs.nodeIndices(j);
-            for (int k = 0; k < at.length; k++) {
-                int i = at[k];
-                ReplicaPlacement r = j.placement.get(k);
-                if (i < 0 || nodes[i].epoch() != r.nodeEpoch()) {
-                    continue;
-                }
-                if (pairs == pairNode.length) {
-                    pairNode = Arrays.copyOf(pairNode, pairs * 2);
-                    pairJob = Arrays.copyOf(pairJob, pairs * 2);
-                }
-                pairNode[pairs] = i;
-                pairJob[pairs++] = j;
-                count[i]++;
-                int g = r.gpuIndices().size(); // (a job has one replica per node)
-                if (j.mode == ChargeMode.UNALLOCATED) {
-                    unallocated[i] += g;
-                } else {
-                    allocated[i] += g;
-                }
-            }
-        }
+        // the cluster keeps the sums; each node's victims are listed when a search first looks there
+        unallocated = cs.preemptible.unallocated(cs).clone();
+        allocated = cs.preemptible.allocated(cs).clone();
+        preemptibleJobs = cs.preemptible.jobs();
         victims = new Job[nodes.length][];
-        for (int i = 0; i < nodes.length; i++) {
-            if (count[i] != 0) {
-                victims[i] = new Job[count[i]];
-                count[i] = 0;
-            }
-        }
-        for (int p = 0; p < pairs; p++) {
-            int i = pairNode[p];
-            victims[i][count[i]++] = pairJob[p];
-        }
         order = VictimOrder.at(now);
         sorted = new boolean[nodes.length];
         gpusHere = new int[nodes.length][];
@@ -129,14 +88,11 @@ final class VictimSearch {
     /** What node i could offer now: a search for G GPUs visits it iff this is at least G. */
     private int reach(int i, boolean withAllocated) {
         int f = nodes[i].freeGpus();
-        if (victims[i] == null) {
-            return f;
-        }
         return Math.max(f, f + unallocated[i] + (withAllocated ? allocated[i] : 0));
     }
 
     private void markVictims(int i) {
-        if (victims[i] != null && unallocated[i] + allocated[i] != 0) {
+        if (unallocated[i] + allocated[i] != 0) {
             withVictims[i >>> 6] |= 1L << i;
         } else {
             withVictims[i >>> 6] &= ~(1L << i);
@@ -162,6 +118,7 @@ final class VictimSearch {
     private Job[] victimsOf(int i) {
         if (!sorted[i]) {
             sorted[i] = true;
+            victims[i] = listVictims(i);
             Arrays.sort(victims[i], order);
             gpusHere[i] = new int[victims[i].length];
             for (int k = 0; k < victims[i].length; k++) {
@@ -169,6 +126,15 @@ final class VictimSearch {
             }
         }
         return victims[i];
+    }
+
+    /**
+     * Node i's jobs that may be preempted now, as the index counts them (see the constructor): jobs
+     * placed since the search was built are listed too but never usable in this pass; jobs
+     * displaced since then have left the node.
+     */
+    private Job[] listVictims(int i) {
+        return cs.preemptible.on(cs, i).toArray(new Job[0]);
     }
 
     boolean nothingPreemptible() {

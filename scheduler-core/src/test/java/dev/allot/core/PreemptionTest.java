@@ -39,6 +39,26 @@ class PreemptionTest {
     }
 
     @Test
+    void workRunningBeforeANodeJoinsCanStillBeDisplaced() {
+        // given unallocated work on the only node, and a node (full at once) joining after it started
+        Fixture f = hogAndFresh(1);
+        f.submit("free", "hog", 1, 8, 0, true);
+        f.schedule();
+        f.advance(MIN);
+        f.s.registerNode(f.now, new NodeSpec("c1", "a-first", 8)); // sorts before the others: every index moves
+        f.submit("filler", "hog", 1, 8, HOUR, true);
+        f.schedule();
+        assertThat(f.state("filler")).isEqualTo(JobState.RUNNING);
+        // when an allocated job needs a whole node
+        f.advance(MIN);
+        f.submit("alloc", "fresh", 1, 8, HOUR, true);
+        List<Decision> d = f.schedule();
+        // then the work that ran before the node joined is still found and displaced
+        assertThat(Fixture.only(d, Decision.Preempt.class)).extracting(Decision.Preempt::jobId).containsExactly("free");
+        assertThat(f.state("alloc")).isEqualTo(JobState.RUNNING);
+    }
+
+    @Test
     void anUnallocatedJobNeverPreempts() {
         Fixture f = hogAndFresh(1);
         f.submit("free1", "hog", 1, 8, 0, true);

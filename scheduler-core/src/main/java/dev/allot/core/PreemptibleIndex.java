@@ -1,0 +1,117 @@
+package dev.allot.core;
+
+import java.util.ArrayList;
+import java.util.PriorityQueue;
+
+/**
+ * Per node (position in the cluster's node array), the GPUs of running jobs that may be preempted
+ * now, unallocated and allocated apart, kept across passes so a pass's {@link VictimSearch} need
+ * not read every running job. A job counts from its placement if it is unallocated (or contracts
+ * do not protect), else from the end of its protected window; it stops counting at its release.
+ */
+final class PreemptibleIndex {
+
+    /** An allocated job's protected window ends at {@code until} (its current placement's, if still valid). */
+    private record Protected(long until, Job job) {
+    }
+
+    private final PriorityQueue<Protected> protectedJobs = new PriorityQueue<>(
+            (a, b) -> a.until() != b.until() ? Long.compare(a.until(), b.until()) : Long.compare(a.job().seq, b.job().seq));
+    private int[] unallocated = new int[0];
+    private int[] allocated = new int[0];
+    /** The counted jobs on each node, in no particular order. */
+    private ArrayList<ArrayList<Job>> onNode = new ArrayList<>();
+    private int jobs;
+
+    /** The job was placed at {@code t}; {@code counts} whether it may be preempted at once. */
+    void placed(ClusterState cs, Job j, boolean counts) {
+        if (counts) {
+            count(cs, j, 1);
+        } else {
+            protectedJobs.add(new Protected(j.protectedUntil, j));
+        }
+    }
+
+    /** The job is about to release its GPUs (its placement is still set). */
+    void releasing(ClusterState cs, Job j) {
+        if (j.preemptibleCounted) {
+            count(cs, j, -1);
+        } // else its queue entry goes stale and is dropped when it comes up
+    }
+
+    /** Counts every job whose protected window has ended by {@code t}. */
+    void advanceTo(ClusterState cs, long t) {
+        while (!protectedJobs.isEmpty() && protectedJobs.peek().until() <= t) {
+            Protected p = protectedJobs.poll();
+            Job j = p.job();
+            if (j.state == JobState.RUNNING && !j.preemptibleCounted && j.protectedUntil == p.until()) {
+                count(cs, j, 1);
+            }
+        }
+    }
+
+    int[] unallocated(ClusterState cs) {
+        fit(cs);
+        return unallocated;
+    }
+
+    int[] allocated(ClusterState cs) {
+        fit(cs);
+        return allocated;
+    }
+
+    /** The counted jobs on node i (shared: do not modify). */
+    ArrayList<Job> on(ClusterState cs, int i) {
+        fit(cs);
+        return onNode.get(i);
+    }
+
+    /** Running jobs that may be preempted now. */
+    int jobs() {
+        return jobs;
+    }
+
+    private void count(ClusterState cs, Job j, int d) {
+        fit(cs);
+        j.preemptibleCounted = d > 0;
+        jobs += d;
+        int[] at = cs.nodeIndices(j);
+        int[] sums = j.mode == ChargeMode.UNALLOCATED ? unallocated : allocated;
+        for (int k = 0; k < at.length; k++) {
+            if (at[k] >= 0) {
+                sums[at[k]] += d * j.placement.get(k).gpuIndices().size();
+                if (d > 0) {
+                    onNode.get(at[k]).add(j);
+                } else {
+                    onNode.get(at[k]).remove(j);
+                }
+            }
+        }
+    }
+
+    /** Nodes only ever join a cluster, at the end of the array or in id order: re-file every counted job then. */
+    private void fit(ClusterState cs) {
+        int n = cs.nodeArray().length;
+        if (unallocated.length == n) {
+            return;
+        }
+        unallocated = new int[n];
+        allocated = new int[n];
+        onNode = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            onNode.add(new ArrayList<>(4));
+        }
+        for (Job j : cs.running.values()) {
+            if (j.preemptibleCounted) {
+                int[] at = cs.nodeIndices(j);
+                int[] sums = j.mode == ChargeMode.UNALLOCATED ? unallocated : allocated;
+                for (int k = 0; k < at.length; k++) {
+                    if (at[k] >= 0) {
+                        sums[at[k]] += j.placement.get(k).gpuIndices().size();
+                        onNode.get(at[k]).add(j);
+                    }
+                }
+            }
+        }
+    }
+}
