@@ -75,6 +75,11 @@ final class PreemptibleIndex {
         fit(cs);
         j.preemptibleCounted = d > 0;
         jobs += d;
+        file(cs, j, d);
+    }
+
+    /** Adds ({@code d} = 1) or takes away (-1) the job's GPUs and itself on each of its nodes. */
+    private void file(ClusterState cs, Job j, int d) {
         int[] at = cs.nodeIndices(j);
         int[] sums = j.mode == ChargeMode.UNALLOCATED ? unallocated : allocated;
         for (int k = 0; k < at.length; k++) {
@@ -89,7 +94,7 @@ final class PreemptibleIndex {
         }
     }
 
-    /** Nodes only ever join a cluster, at the end of the array or in id order: re-file every counted job then. */
+    /** Nodes only ever join a cluster, but anywhere in id order: then every counted job is filed again. */
     private void fit(ClusterState cs) {
         int n = cs.nodeArray().length;
         if (unallocated.length == n) {
@@ -103,14 +108,7 @@ final class PreemptibleIndex {
         }
         for (Job j : cs.running.values()) {
             if (j.preemptibleCounted) {
-                int[] at = cs.nodeIndices(j);
-                int[] sums = j.mode == ChargeMode.UNALLOCATED ? unallocated : allocated;
-                for (int k = 0; k < at.length; k++) {
-                    if (at[k] >= 0) {
-                        sums[at[k]] += j.placement.get(k).gpuIndices().size();
-                        onNode.get(at[k]).add(j);
-                    }
-                }
+                file(cs, j, 1);
             }
         }
     }
