@@ -42,8 +42,8 @@ final class AllotSystem implements AutoCloseable {
         schedulerProperties = new HashMap<>(Map.of(
                 "allot.scheduler.cluster", cluster,
                 "allot.scheduler.tick", "250ms",
-                "allot.scheduler.preemption-margin", "0",
-                "allot.scheduler.heartbeat-timeout", "6s"));
+                // every decision committed and retaken on replay, one line each (compare a crash's two logs)
+                "quarkus.log.category.\"dev.allot.scheduler\".level", "DEBUG"));
         scheduler = ServiceProcess.of("scheduler-service", bootstrap, registry, stateDir.resolve("scheduler"),
                 schedulerProperties);
         agent = ServiceProcess.of("node-agent", bootstrap, registry, stateDir.resolve("agent"), Map.of(

@@ -21,6 +21,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class ServiceProcess implements AutoCloseable {
 
+    /** How many times each module was started in this JVM: names the log of each incarnation. */
+    private static final Map<String, Integer> INCARNATIONS = new java.util.concurrent.ConcurrentHashMap<>();
+
     private final String name;
     private final List<String> command;
     private final Path log;
@@ -56,7 +59,11 @@ final class ServiceProcess implements AutoCloseable {
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
         command.addAll(List.of("-jar", jar.toString()));
         Path logDir = Files.createDirectories(Path.of("target/e2e-logs"));
-        return new ServiceProcess(module, command, logDir.resolve(module + ".log"), port);
+        // A service started again in this JVM (e.g. the scheduler after a crash) logs to a file of its own,
+        // <module>-2.log, -3, ..., so that the crashed instance's log survives next to its successor's.
+        int incarnation = INCARNATIONS.merge(module, 1, Integer::sum);
+        String logName = incarnation == 1 ? module + ".log" : module + "-" + incarnation + ".log";
+        return new ServiceProcess(module, command, logDir.resolve(logName), port);
     }
 
     ServiceProcess start() throws IOException {

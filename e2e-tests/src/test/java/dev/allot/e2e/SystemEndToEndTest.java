@@ -232,7 +232,21 @@ class SystemEndToEndTest {
             }
         }
         for (String id : ids) {
-            await().atMost(PATIENCE.multipliedBy(2)).until(() -> system.api.state(id), "COMPLETED"::equals);
+            try {
+                await("job " + id + " (submission " + ids.indexOf(id) + ") completes").atMost(PATIENCE.multipliedBy(2))
+                        .until(() -> system.api.state(id), "COMPLETED"::equals);
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                // What the log says about the job (placements, agent reports, verdicts) and the queue, for the
+                // service logs in target/e2e-logs (a restarted service logs to <module>-2.log).
+                String details;
+                try {
+                    details = system.api.job(id) + "\nqueue: " + system.api.queue(system.cluster);
+                } catch (RuntimeException unreachable) {
+                    details = "(budget-service did not answer: " + unreachable + ")";
+                }
+                throw new AssertionError("job " + id + " (submission " + ids.indexOf(id) + ", scheduler restarted after "
+                        + "submission 8) did not complete: " + details, e);
+            }
         }
 
         // From the log itself: every job placed exactly once, and no GPU held by two jobs at a time.

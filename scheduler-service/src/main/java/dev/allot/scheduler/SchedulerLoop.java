@@ -295,6 +295,9 @@ public final class SchedulerLoop implements Runnable {
             if (journal || !out.isEmpty() || !offsets.isEmpty()) {
                 commit(producer, consumer, journal ? new JournalEntry(now, applied, true) : null, out, offsets);
                 offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
+                if (LOG.isDebugEnabled()) {
+                    logDecisions("committed", now, out);
+                }
             }
             if (journal || tick) {
                 publishStatus(phase, projection, lastPassAt, replayedEntries, replayMillis);
@@ -512,6 +515,9 @@ public final class SchedulerLoop implements Runnable {
                             LOG.error("scheduling pass failed during replay", e);
                         }
                     }
+                    if (LOG.isDebugEnabled()) {
+                        logDecisions("replayed", entry.now(), discarded);
+                    }
                     discarded.clear();
                     entries++;
                 }
@@ -590,6 +596,27 @@ public final class SchedulerLoop implements Runnable {
         config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);
         config.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 16 * 1024 * 1024);
         return new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** Debug: one line per job decision or node command, so a replay can be compared with what was committed. */
+    private static void logDecisions(String how, long now, List<Output> out) {
+        for (Output o : out) {
+            String what = switch (o.value()) {
+                case JobEvent e -> e.getPayload() instanceof dev.allot.schemas.JobPlaced p
+                        ? "JobPlaced " + e.getJobId() + " " + p.getAssignments().stream()
+                                .map(a -> a.getNodeId() + a.getGpuIndices()).toList()
+                        : e.getPayload().getClass().getSimpleName() + " " + e.getJobId();
+                case dev.allot.schemas.NodeCommand c -> c.getPayload() instanceof dev.allot.schemas.StopJob stop
+                        ? "StopJob " + stop.getJobId() + " " + stop.getNodeId() + " " + stop.getReason()
+                        : c.getPayload() instanceof dev.allot.schemas.StartJob start
+                                ? "StartJob " + start.getJobId() + " " + start.getNodeId() + start.getGpuIndices()
+                                : null;
+                default -> null;
+            };
+            if (what != null) {
+                LOG.debugf("%s at %d: %s", how, now, what);
+            }
+        }
     }
 
     // ------------------------------------------------------------------ status
