@@ -18,6 +18,10 @@ import org.openjdk.jmh.annotations.Threads;
  * One thread. fullPass: the first pass over a fresh {@link BenchWorld} (10,000 waiting, 5,000
  * running, 1,024 x 8 GPUs, 506 accounts), including the preemptions and placements it decides.
  * submitOne / finishOne: one event on the full cluster followed by the pass that decides it.
+ * submitOne's queue grows by one job per call (about 40,000 waiting after 20 s); finishOne also
+ * submits one job per call, so that the cluster stays full and the queue near 10,000 however
+ * long it runs (finishes alone would drain the queue within seconds and then time an emptying
+ * cluster).
  */
 @Threads(1)
 @Fork(1)
@@ -69,6 +73,7 @@ public class SchedulerBenchmark {
     public List<Decision> finishOne(Steady st) {
         BenchWorld w = st.w;
         w.now += 1000;
+        w.submitRandom();
         w.finishOne();
         List<Decision> d = w.s.schedule(w.now);
         w.track(d);
