@@ -60,12 +60,21 @@ PROPS
 registry_up() {
   if registry_running; then info "schema registry already running (pid $(cat "$REGISTRY_DIR/registry.pid")) on http://127.0.0.1:$REGISTRY_PORT"; return 0; fi
   port_in_use "$REGISTRY_PORT" && die "port $REGISTRY_PORT is taken by another process; free it or set ALLOT_REGISTRY_PORT"
+  # Schemas persist next to the broker's data (H2 file): records kept in Kafka name their schema by
+  # id, and an in-memory registry would forget those ids at every restart.
+  if [ ! -e "$REGISTRY_DIR/db/registry.mv.db" ] && [ -n "$(ls -A "$KAFKA_DIR/data" 2>/dev/null)" ]; then
+    info "warning: the broker keeps records from an earlier in-memory registry whose schema ids are gone;" \
+      "services will dead-letter them. 'bin/allot infra reset' starts both empty."
+  fi
   nohup "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+    -Dapicurio.storage.kind=sql -Dapicurio.storage.sql.kind=h2 \
+    -Dapicurio.datasource.url="jdbc:h2:file:$REGISTRY_DIR/db/registry;DB_CLOSE_ON_EXIT=FALSE" \
+    -Dapicurio.datasource.username=sa -Dapicurio.datasource.password=sa \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$REGISTRY_PORT" -Dquarkus.management.enabled=false -Dquarkus.management.host=127.0.0.1 -Dquarkus.management.port=0 \
     -Dquarkus.log.level=WARN -jar "$REGISTRY_HOME/quarkus-run.jar" >"$REGISTRY_DIR/registry.log" 2>&1 &
   echo $! > "$REGISTRY_DIR/registry.pid"
   wait_for registry 180 registry_ready || die "schema registry did not answer in 180 s; see $REGISTRY_DIR/registry.log"
-  info "schema registry up on http://127.0.0.1:$REGISTRY_PORT (pid $(cat "$REGISTRY_DIR/registry.pid"); in-memory storage)"
+  info "schema registry up on http://127.0.0.1:$REGISTRY_PORT (pid $(cat "$REGISTRY_DIR/registry.pid"); schemas kept in $REGISTRY_DIR/db)"
 }
 
 create_topics() {

@@ -76,8 +76,9 @@ final class AvroDecoder {
         try {
             Schema.Parser parser = new Schema.Parser();
             // Nested records may be registered as references: parse those first, depth first.
+            // (asked first: a 404 there already means the id is unknown, the record's fault, not the registry's)
             for (String reference : referencedContents(registryApi + "/ids/contentIds/" + contentId + "/references",
-                    new java.util.HashSet<>())) {
+                    new java.util.HashSet<>(), contentId)) {
                 parser.parse(reference);
             }
             return parser.parse(get(registryApi + "/ids/contentIds/" + contentId, contentId));
@@ -91,10 +92,11 @@ final class AvroDecoder {
         }
     }
 
-    private java.util.List<String> referencedContents(String referencesUrl, java.util.Set<String> seen)
+    /** @param contentId the record's content id when {@code referencesUrl} is that id's, else -1 */
+    private java.util.List<String> referencedContents(String referencesUrl, java.util.Set<String> seen, int contentId)
             throws IOException, InterruptedException {
         java.util.List<String> texts = new java.util.ArrayList<>();
-        com.fasterxml.jackson.databind.JsonNode refs = JSON.readTree(get(referencesUrl, -1));
+        com.fasterxml.jackson.databind.JsonNode refs = JSON.readTree(get(referencesUrl, contentId));
         for (com.fasterxml.jackson.databind.JsonNode ref : refs) {
             String group = ref.path("groupId").isTextual() ? ref.path("groupId").asText() : "default";
             String version = registryApi + "/groups/" + enc(group) + "/artifacts/" + enc(ref.path("artifactId").asText())
@@ -102,7 +104,7 @@ final class AvroDecoder {
             if (!seen.add(version)) {
                 continue;
             }
-            texts.addAll(referencedContents(version + "/references", seen));
+            texts.addAll(referencedContents(version + "/references", seen, -1));
             texts.add(get(version + "/content", -1));
         }
         return texts;

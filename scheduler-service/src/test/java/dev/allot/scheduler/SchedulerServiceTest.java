@@ -191,13 +191,14 @@ class SchedulerServiceTest {
     }
 
     @Test
-    void given_garbage_and_a_schema_invalid_record_when_sent_then_they_land_in_dead_letters_and_the_next_job_is_placed()
+    void given_garbage_schema_invalid_and_unknown_schema_records_when_sent_then_they_land_in_dead_letters_and_the_next_job_is_placed()
             throws Exception {
         twoNodes(8);
         await().atMost(WAIT).until(() -> service.loop().status().nodes() >= 2);
         String garbageKey = Events.id("garbage");
         String wrongSchemaKey = Events.id("wrong-schema");
         String truncatedKey = Events.id("truncated");
+        String unknownIdKey = Events.id("unknown-id");
         byte[] wrongSchema = EventSerdes.<SpecificRecord>valueSerializer(infra.registryUrl()).serialize(
                 Topics.NODE_STATUS.name(), new NodeStatus(UUID.randomUUID().toString(), Instant.now(), "x",
                         new dev.allot.schemas.NodeDrained("x")));
@@ -205,18 +206,22 @@ class SchedulerServiceTest {
                 Topics.JOB_REQUESTS.name(), new JobRequest(UUID.randomUUID().toString(), Instant.now(),
                         Events.job("t", root + "/team-a", events.cluster, 1, 1, 0)));
         byte[] truncated = Arrays.copyOf(valid, 9);
+        // written against a registry that is gone (e.g. an in-memory one restarted): no such content id
+        byte[] unknownId = valid.clone();
+        java.nio.ByteBuffer.wrap(unknownId).putInt(1, 0x7ffffff0);
         try (KafkaProducer<String, byte[]> raw = new KafkaProducer<>(Map.of("bootstrap.servers",
                 infra.bootstrapServers()), new StringSerializer(), new ByteArraySerializer())) {
             raw.send(new ProducerRecord<>(Topics.JOB_REQUESTS.name(), garbageKey,
                     "definitely not avro".getBytes(StandardCharsets.UTF_8))).get();
             raw.send(new ProducerRecord<>(Topics.JOB_REQUESTS.name(), wrongSchemaKey, wrongSchema)).get();
             raw.send(new ProducerRecord<>(Topics.JOB_REQUESTS.name(), truncatedKey, truncated)).get();
+            raw.send(new ProducerRecord<>(Topics.JOB_REQUESTS.name(), unknownIdKey, unknownId)).get();
         }
         String job = events.submit(root + "/team-b", 1, 2, 0);
 
         String consumer = service.settings().consumerName();
         await().atMost(WAIT).untilAsserted(() -> {
-            for (String key : List.of(garbageKey, wrongSchemaKey, truncatedKey)) {
+            for (String key : List.of(garbageKey, wrongSchemaKey, truncatedKey, unknownIdKey)) {
                 assertThat(deadLetters.values(r -> r.value().getConsumer().equals(consumer)
                         && r.value().getKey() != null
                         && StandardCharsets.UTF_8.decode(r.value().getKey().duplicate()).toString().equals(key)))
@@ -230,6 +235,9 @@ class SchedulerServiceTest {
         assertThat(deadLetters.values(r -> r.value().getConsumer().equals(consumer)
                 && StandardCharsets.UTF_8.decode(r.value().getKey().duplicate()).toString().equals(wrongSchemaKey))
                 .get(0).getReason()).contains("schema-invalid").contains("NodeStatus");
+        assertThat(deadLetters.values(r -> r.value().getConsumer().equals(consumer)
+                && StandardCharsets.UTF_8.decode(r.value().getKey().duplicate()).toString().equals(unknownIdKey))
+                .get(0).getReason()).contains("unknown schema content id " + 0x7ffffff0);
     }
 
     @Test
