@@ -302,7 +302,7 @@ final class ClusterState {
     }
 
     /** Adds {@code d} to the count of {@code k} in the multiset filed under {@code gpus}; empty ones go. */
-    private static <K> void bump(TreeMap<Integer, TreeMap<K, Integer>> byGpus, int gpus, K k, int d) {
+    static <K> void bump(Map<Integer, TreeMap<K, Integer>> byGpus, int gpus, K k, int d) {
         TreeMap<K, Integer> m = byGpus.computeIfAbsent(gpus, g -> new TreeMap<>());
         bump(m, k, d);
         if (m.isEmpty()) {
@@ -374,10 +374,6 @@ final class ClusterState {
         return 0;
     }
 
-    /** Counts one job of shape replicas x gpus in a multiset like {@link #allocatedShapes}. */
-    static void countShape(Map<Integer, TreeMap<Integer, Integer>> shapes, int replicas, int gpus) {
-        shapes.computeIfAbsent(gpus, g -> new TreeMap<>()).merge(replicas, 1, Integer::sum);
-    }
 
     /** The most free GPUs on one held node (0 if none), cached until holdings change. */
     int heldMaxFree() {

@@ -538,7 +538,7 @@ public final class Scheduler {
         HashMap<Integer, TreeMap<Integer, Integer>> walkedNotFailed = new HashMap<>();
         int position = 0;
         int nextCheck = 1;
-        HashMap<String, LaneWaiting> laneWaiting = null;
+        HashMap<String, Map<Integer, TreeMap<Integer, Integer>>> laneWaiting = null;
         walk:
         for (int g = 0; g < order.groups.size(); g++) {
           List<Job> group = order.groups.get(g);
@@ -554,10 +554,10 @@ public final class Scheduler {
                   if (laneWaiting == null) {
                       laneWaiting = laneWaiting(order);
                   }
-                  LaneWaiting inLane = laneWaiting.getOrDefault(account, LaneWaiting.NONE);
-                  if (heldWhole(cs, p, w, group, inLane.shapes(), preemptionFailed, freeFailed, freeFailedBackfill)) {
+                  Map<Integer, TreeMap<Integer, Integer>> inLane = laneWaiting.getOrDefault(account, Map.of());
+                  if (heldWhole(cs, p, w, group, inLane, preemptionFailed, freeFailed, freeFailedBackfill)) {
                       order.skip(g, position, cs.open.countsAtLeast());
-                      position += w.listed - inLane.jobs()[0];
+                      position += w.listed - jobsIn(inLane);
                       continue;
                   }
               }
@@ -571,18 +571,17 @@ public final class Scheduler {
             // about the jobs after them: they keep to their own preemption failure list.
             boolean lane = order.hasLane && g == 0;
             position++;
-            if (position >= nextCheck && config.walkShortcuts()
-                    && hopeless(cs, p, preemptionFailed, walkedNotFailed, confirmed, lane)) {
-                // Nothing later in the order can change anything: no free GPU anywhere (that later jobs
-                // could use), a better-ranked job found nothing to displace, and every reservation is
-                // held. The rest wait for want of resources; explainWaiting derives their place.
-                order.restGroup = g;
-                order.restIndex = idx;
-                order.restPositionBase = position - 1;
-                break walk;
-            }
             if (position >= nextCheck) {
                 nextCheck = position + 64;
+                if (config.walkShortcuts() && hopeless(cs, p, preemptionFailed, walkedNotFailed, confirmed, lane)) {
+                    // Nothing later in the order can change anything: no free GPU anywhere (that later jobs
+                    // could use), a better-ranked job found nothing to displace, and every reservation is
+                    // held. The rest wait for want of resources; explainWaiting derives their place.
+                    order.restGroup = g;
+                    order.restIndex = idx;
+                    order.restPositionBase = position - 1;
+                    break walk;
+                }
             }
             j.position = position;
             j.passAt = t;
@@ -613,19 +612,19 @@ public final class Scheduler {
                     j.missing = null;
                     j.openNodesSeen = cs.open.countAtLeast(gpus);
                     if (notFailed) {
-                        ClusterState.countShape(walkedNotFailed, replicas, gpus);
+                        ClusterState.bump(walkedNotFailed, gpus, replicas, 1);
                     }
                     continue;
                 }
             }
             // (a) shape
-            int able = Math.min(p.ableNodes(gpus), replicas);
+            int able = Math.min(cs.ableNodes(gpus), replicas);
             if (able < replicas) {
                 j.hold = Hold.NO_SUCH_SHAPE;
                 j.missing = replicas + " live nodes with at least " + gpus + " GPUs; cluster " + cs.name + " has "
                         + able;
                 if (j.mode == ChargeMode.ALLOCATED) {
-                    ClusterState.countShape(walkedNotFailed, replicas, gpus);
+                    ClusterState.bump(walkedNotFailed, gpus, replicas, 1);
                 }
                 continue;
             }
@@ -634,7 +633,7 @@ public final class Scheduler {
                 j.hold = Hold.ADMISSION_LIMIT;
                 j.missing = "admission limit of policy " + policy.name();
                 if (j.mode == ChargeMode.ALLOCATED) {
-                    ClusterState.countShape(walkedNotFailed, replicas, gpus);
+                    ClusterState.bump(walkedNotFailed, gpus, replicas, 1);
                 }
                 continue;
             }
@@ -666,7 +665,7 @@ public final class Scheduler {
                 failures.add(replicas, gpus);
             }
             if (notFailed) { // it stays waiting for the rest of the pass
-                ClusterState.countShape(walkedNotFailed, replicas, gpus);
+                ClusterState.bump(walkedNotFailed, gpus, replicas, 1);
             }
             // (e) reservation (not for lane jobs: they are small, and out of rank order)
             if (!lane && policy.reservesForBlockedJobs() && reserve(cs, p, j, own, confirmed, out)) {
@@ -836,8 +835,7 @@ public final class Scheduler {
                 return false;
             }
         }
-        int heldFree = cs.debugReserve.isEmpty() ? 0 : cs.heldMaxFree();
-        if (!w.unallocated.isEmpty() && w.unallocated.firstKey() <= heldFree) {
+        if (!w.unallocated.isEmpty() && debugReserveFits(cs, w.unallocated.firstKey())) {
             return false;
         }
         int[] unallocated = w.fewestUnallocated();
@@ -873,27 +871,32 @@ public final class Scheduler {
         return (!policy.preempts() || preemptionFailed.dominatesAll(fewest)) && freeFailed.dominatesAll(fewest);
     }
 
-    /** An account's lane jobs still waiting: how many, and their shapes (GPUs per replica to replica counts). */
-    private record LaneWaiting(int[] jobs, HashMap<Integer, TreeMap<Integer, Integer>> shapes) {
-        static final LaneWaiting NONE = new LaneWaiting(new int[1], new HashMap<>());
-    }
-
     /**
      * Lane jobs still waiting, per account: they are in their accounts' lists too but were walked in
      * the lane, so skipping an account neither counts nor waits for them.
      */
-    private static HashMap<String, LaneWaiting> laneWaiting(PassOrder order) {
-        HashMap<String, LaneWaiting> out = new HashMap<>();
+    private static HashMap<String, Map<Integer, TreeMap<Integer, Integer>>> laneWaiting(PassOrder order) {
+        HashMap<String, Map<Integer, TreeMap<Integer, Integer>>> out = new HashMap<>();
         if (order.hasLane) {
             for (Job j : order.groups.get(0)) {
                 if (j.state == JobState.WAITING) {
-                    LaneWaiting l = out.computeIfAbsent(j.account(), a -> new LaneWaiting(new int[1], new HashMap<>()));
-                    l.jobs()[0]++;
-                    ClusterState.countShape(l.shapes(), j.request.replicas(), j.request.gpusPerReplica());
+                    ClusterState.bump(out.computeIfAbsent(j.account(), a -> new HashMap<>()),
+                            j.request.gpusPerReplica(), j.request.replicas(), 1);
                 }
             }
         }
         return out;
+    }
+
+    /** How many jobs a multiset of shapes (GPUs per replica to replica counts) holds. */
+    private static int jobsIn(Map<Integer, TreeMap<Integer, Integer>> shapes) {
+        int n = 0;
+        for (TreeMap<Integer, Integer> byReplicas : shapes.values()) {
+            for (int count : byReplicas.values()) {
+                n += count;
+            }
+        }
+        return n;
     }
 
     /** Whether the job is in the lane group of the current pass. */
@@ -1527,11 +1530,6 @@ public final class Scheduler {
          * Account ids are only given at submit, so none appears during the pass.
          */
         private final byte[][] allowedByPreemptor = new byte[accountIds.size()][];
-
-        /** Live, not draining nodes with at least {@code gpus} GPUs (kept by the cluster across passes). */
-        int ableNodes(int gpus) {
-            return cs.ableNodes(gpus);
-        }
 
         /** Reservation holders by job id: a small map, asked for every job walked while reservations stand. */
         private final HashMap<String, Job> holders = new HashMap<>();

@@ -35,7 +35,6 @@ final class VictimSearch {
     private final ClusterState cs;
     private final Node[] nodes;
     private final Job[][] victims;
-    private final boolean[] sorted;
     private final Comparator<JobView> order;
     private final int[][] gpusHere;
     private final int[] unallocated;
@@ -70,7 +69,6 @@ final class VictimSearch {
         preemptibleJobs = cs.preemptible.jobs();
         victims = new Job[nodes.length][];
         order = VictimOrder.at(now);
-        sorted = new boolean[nodes.length];
         gpusHere = new int[nodes.length][];
         unallocatedLeft = unallocated.clone();
         int[] keyUnallocated = new int[nodes.length];
@@ -116,8 +114,7 @@ final class VictimSearch {
      * pass, which are never usable again in it, so the usable victims keep the order they had then.
      */
     private Job[] victimsOf(int i) {
-        if (!sorted[i]) {
-            sorted[i] = true;
+        if (victims[i] == null) {
             victims[i] = listVictims(i);
             Arrays.sort(victims[i], order);
             gpusHere[i] = new int[victims[i].length];
