@@ -345,11 +345,24 @@ public final class NodeAgent {
                 .build());
     }
 
-    /** Looks at every running replica's checkpoint marker; a changed modification time is a checkpoint. */
+    /**
+     * Looks at every running replica's checkpoint marker; a changed modification time is a checkpoint.
+     * A marker seen empty is reported at the next look: a shell's {@code echo loc > checkpoint} creates
+     * the file before it writes the location, and a look in between must not report the directory.
+     */
     public void pollCheckpoints() {
         for (RunningReplica replica : running.values()) {
             Path marker = replica.checkpointMarker();
-            if (replica.markerChanged(markerTime(marker))) {
+            FileTime at = markerTime(marker);
+            if (replica.markerChanged(at)) {
+                Optional<String> location = locationIn(marker);
+                if (location.isPresent()) {
+                    replica.markerEmptyAt(null); // (whatever was pending is this checkpoint)
+                    checkpointed(replica, location.get());
+                } else {
+                    replica.markerEmptyAt(at);
+                }
+            } else if (replica.stillEmptyAt(at)) {
                 checkpointed(replica, locationIn(marker).orElse(replica.checkpointDir().toString()));
             }
         }

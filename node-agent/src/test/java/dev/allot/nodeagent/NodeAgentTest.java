@@ -241,6 +241,22 @@ class NodeAgentTest {
     }
 
     @Test
+    void givenCheckpointMarker_whenJobTouchesItEmpty_thenOneCheckpointAtTheDirectory() {
+        String jobId = "touch-" + UUID.randomUUID();
+        long epoch = epoch(OTHER_NODE);
+        send(OTHER_NODE, start(jobId, OTHER_NODE, epoch, List.of(1), List.of("sh", "-c",
+                "sleep 0.3; touch \"$ALLOT_CHECKPOINT_DIR/checkpoint\"; sleep 600"), Map.of(), 0));
+
+        // an empty marker is reported once it has stayed empty for a poll, with the directory as location
+        await().atMost(WAIT).untilAsserted(() -> assertThat(payloads(jobId, JobCheckpointed.class))
+                .extracting(JobCheckpointed::getLocation).singleElement().asString()
+                .endsWith("checkpoints/" + jobId + "/replica-0"));
+        send(OTHER_NODE, stop(jobId, OTHER_NODE, epoch, 5));
+        await().atMost(WAIT).until(() -> !payloads(jobId, JobExited.class).isEmpty());
+        assertThat(payloads(jobId, JobCheckpointed.class)).hasSize(1);
+    }
+
+    @Test
     void givenCheckpointMarker_whenJobTouchesIt_thenJobCheckpointedWithTheLocation() {
         String jobId = "ckpt-" + UUID.randomUUID();
         long epoch = epoch(OTHER_NODE);

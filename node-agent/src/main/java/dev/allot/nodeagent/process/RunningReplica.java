@@ -16,6 +16,7 @@ public final class RunningReplica {
     private final UsageMeter usage;
     private final Path checkpointDir;
     private volatile FileTime lastCheckpointMarker;
+    private FileTime emptyMarkerAt;
     private volatile boolean stopRequested;
     private volatile boolean stoppedByScheduler;
     private volatile boolean exited;
@@ -68,6 +69,21 @@ public final class RunningReplica {
         }
         lastCheckpointMarker = current;
         return true;
+    }
+
+    /**
+     * The marker changed but was still empty: {@code at} is remembered, and {@link #stillEmptyAt} tells
+     * at the next look whether it stayed that way (a plain touch) or the job was writing the location.
+     */
+    public synchronized void markerEmptyAt(FileTime at) {
+        emptyMarkerAt = at;
+    }
+
+    /** True, once, if the marker is unchanged since it was seen empty by {@link #markerEmptyAt}. */
+    public synchronized boolean stillEmptyAt(FileTime current) {
+        boolean same = emptyMarkerAt != null && emptyMarkerAt.equals(current);
+        emptyMarkerAt = null;
+        return same;
     }
 
     public boolean stopRequested() {
