@@ -36,17 +36,33 @@ public sealed interface Decision {
      * @param victimRatio ratio of the victim's side of the tree where the two accounts diverge
      *     (NaN for unallocated victims, which any allocated job may displace)
      * @param preemptorRatio ratio of the preemptor's side at the same level
+     * @param released the placement the victim held, to be stopped
+     * @param lostGpuSeconds work the victim loses: GPU-seconds since its last checkpoint (resumable)
+     *     or since its placement (not resumable)
      */
     record Preempt(String jobId, String account, String preemptorJobId, String preemptorAccount, ChargeMode victimMode,
-            double victimRatio, double preemptorRatio, boolean keptSubmitTime, String reason) implements Decision {
+            double victimRatio, double preemptorRatio, boolean keptSubmitTime, String reason,
+            List<ReplicaPlacement> released, double lostGpuSeconds) implements Decision {
+        public Preempt {
+            released = List.copyOf(released);
+        }
+
         @Override
         public String subject() {
             return jobId;
         }
     }
 
-    /** A running job lost its node (or a replica's node): stop what remains, the job waits again. */
-    record Requeue(String jobId, String account, String nodeId, String reason) implements Decision {
+    /**
+     * A running job lost its node (or a replica's node): stop what remains, the job waits again.
+     * {@code released} and {@code lostGpuSeconds} as for {@link Preempt}.
+     */
+    record Requeue(String jobId, String account, String nodeId, String reason, List<ReplicaPlacement> released,
+            double lostGpuSeconds) implements Decision {
+        public Requeue {
+            released = List.copyOf(released);
+        }
+
         @Override
         public String subject() {
             return jobId;
@@ -61,9 +77,16 @@ public sealed interface Decision {
         }
     }
 
-    /** Stop a job on a draining node now that its contract allows; it waits again. */
-    record ReleaseForDrain(String jobId, String account, String nodeId, boolean keptSubmitTime, String reason)
-            implements Decision {
+    /**
+     * Stop a job on a draining node now that its contract allows; it waits again.
+     * {@code released} and {@code lostGpuSeconds} as for {@link Preempt}.
+     */
+    record ReleaseForDrain(String jobId, String account, String nodeId, boolean keptSubmitTime, String reason,
+            List<ReplicaPlacement> released, double lostGpuSeconds) implements Decision {
+        public ReleaseForDrain {
+            released = List.copyOf(released);
+        }
+
         @Override
         public String subject() {
             return jobId;

@@ -274,11 +274,13 @@ public final class Scheduler {
         cs.open.remove(n);
         for (String jobId : List.copyOf(n.jobs().keySet())) {
             Job j = jobs.get(jobId);
+            List<ReplicaPlacement> held = j.placement;
+            double lost = workLost(j, t);
             release(cs, j, t);
             toWaiting(cs, j, t, true);
             pending.add(new Decision.Requeue(jobId, j.account(), nodeId,
                     "node " + nodeId + " was lost; the job queues again with its submit time "
-                            + Fmt.time(j.queuedSince)));
+                            + Fmt.time(j.queuedSince), held, lost));
         }
         n.lose();
         cs.availabilityChanged();
@@ -346,7 +348,7 @@ public final class Scheduler {
      * The job's process exited (any exit code): it is finished and its GPUs are free. An exit
      * reported for a job that is not running (e.g. after it was preempted) is ignored.
      */
-    public void jobExited(long atMillis, String jobId, boolean success) {
+    public void jobExited(long atMillis, String jobId) {
         Job j = jobs.get(jobId);
         if (j != null && j.state == JobState.RUNNING) {
             finish(atMillis, jobId);
@@ -357,7 +359,7 @@ public final class Scheduler {
 
     /** The job completed: it is finished and its GPUs are free. */
     public void jobFinished(long atMillis, String jobId) {
-        jobExited(atMillis, jobId, true);
+        jobExited(atMillis, jobId);
     }
 
     private void finish(long atMillis, String jobId) {
@@ -409,6 +411,12 @@ public final class Scheduler {
             j.inLane = true;
             cs.laneGpus.merge(j.account(), g, Integer::sum);
         }
+    }
+
+    /** GPU-seconds a release at {@code t} throws away: since the last checkpoint, or the whole run if not resumable. */
+    private static double workLost(Job j, long t) {
+        long since = j.request.resumable() ? j.lastCheckpoint : j.placedAt;
+        return since < 0 ? 0 : j.gpus() * Math.max(0, t - since) / 1000.0;
     }
 
     /** Frees the job's GPUs everywhere; leaves its state to the caller. */
@@ -499,11 +507,14 @@ public final class Scheduler {
                             + (j.mode == ChargeMode.UNALLOCATED ? "unallocated"
                                     : "protected window ended " + Fmt.time(j.protectedUntil))
                             + ")";
+                    List<ReplicaPlacement> held = j.placement;
+                    double lost = workLost(j, t);
                     release(cs, j, t);
                     boolean keep = j.request.resumable();
                     toWaiting(cs, j, t, keep);
                     out.add(new Decision.ReleaseForDrain(jobId, j.account(), n.nodeId(), keep, why
-                            + (keep ? "; requeued keeping its submit time" : "; requeued to restart from scratch")));
+                            + (keep ? "; requeued keeping its submit time" : "; requeued to restart from scratch"),
+                            held, lost));
                 }
             }
             if (n.jobs().isEmpty() && !n.drainedReported()) {
@@ -1282,6 +1293,8 @@ public final class Scheduler {
         for (Job v : sel.victims()) {
             PreemptionVerdict verdict = v.mode == ChargeMode.UNALLOCATED ? null : p.verdict(j, v);
             search.displaced(v);
+            List<ReplicaPlacement> held = v.placement;
+            double lost = workLost(v, t);
             release(cs, v, t);
             boolean keep = v.request.resumable();
             toWaiting(cs, v, t, keep);
@@ -1297,7 +1310,7 @@ public final class Scheduler {
                     : "; not resumable, requeued to restart from scratch";
             out.add(new Decision.Preempt(v.jobId(), v.account(), j.jobId(), j.account(), v.mode,
                     verdict == null ? Double.NaN : verdict.victimRatio(),
-                    verdict == null ? Double.NaN : verdict.preemptorRatio(), keep, why));
+                    verdict == null ? Double.NaN : verdict.preemptorRatio(), keep, why, held, lost));
             victims.append(victims.isEmpty() ? "" : ",").append(v.jobId());
         }
         if (own != null) {

@@ -349,7 +349,7 @@ public final class Projection {
             r.exitedOk.add(e.nodeId());
             if (r.exitedOk.size() == r.placement.size()) {
                 endRun(r, e.at());
-                core.jobExited(e.at(), e.jobId(), true);
+                core.jobExited(e.at(), e.jobId());
                 r.state = JobState.COMPLETED;
                 out.add(jobEvent(e.jobId(), JobState.COMPLETED, e.at(), new JobCompleted(r.chargedGpuSeconds)));
             }
@@ -359,7 +359,7 @@ public final class Projection {
         r.exitedOk.add(e.nodeId()); // nothing to stop there
         stopReplicas(r, StopReason.GANG_FAILED, null, e.at(), out);
         endRun(r, e.at());
-        core.jobExited(e.at(), e.jobId(), false);
+        core.jobExited(e.at(), e.jobId());
         r.state = JobState.FAILED;
         out.add(jobEvent(e.jobId(), JobState.FAILED, e.at(), new JobFailed("replica " + e.replicaIndex()
                 + " on node " + e.nodeId() + " exited with code " + e.exitCode(), e.exitCode())));
