@@ -1,4 +1,13 @@
 # summary: tree | put PATH SHARE | rm PATH | submit BUDGET GPUS MIN_RUNTIME_S CMD... | job ID | cancel ID | queue [CLUSTER] — the budget-service API from the shell
+# usage: bin/allot budget tree|put PATH SHARE|rm PATH|submit BUDGET GPUS MIN_RUNTIME_S CMD...|job ID|cancel ID|queue [CLUSTER]
+# help:   tree                 the budget tree (GET /budgets)
+# help:   put PATH SHARE       define or re-share an account (PUT /budgets/PATH)
+# help:   rm PATH              remove an account (DELETE /budgets/PATH)
+# help:   submit BUDGET GPUS MIN_RUNTIME_S CMD...   submit a job; env CLUSTER (local), REPLICAS (1), RESUMABLE (true)
+# help:   job ID               one job (GET /jobs/ID)
+# help:   cancel ID            cancel a job (DELETE /jobs/ID)
+# help:   queue [CLUSTER]      the queue with positions and reasons (GET /queue?cluster=CLUSTER, default local)
+# help: The API is http://127.0.0.1:8081 unless ALLOT_BUDGET_URL is set.
 # shellcheck shell=bash
 BUDGET_URL="${ALLOT_BUDGET_URL:-http://127.0.0.1:$BUDGET_PORT}"
 command -v curl >/dev/null || die "curl is needed"

@@ -1,4 +1,10 @@
 # summary: up|down|status|reset — real Kafka broker (KRaft) and schema registry on loopback, data in .allot/
+# usage: bin/allot infra up|down|status|reset
+# help:   up       start a Kafka broker (KRaft) on 127.0.0.1:9092 and the schema registry on :8080, create the topics
+# help:   down     stop both (data kept in .allot/)
+# help:   status   one line per component: NAME URL STATE
+# help:   reset    stop both and delete their data
+# help: Ports: ALLOT_KAFKA_PORT, ALLOT_KAFKA_CONTROLLER_PORT, ALLOT_REGISTRY_PORT.
 # shellcheck shell=bash
 # shellcheck source=bin/infra-lib.sh
 source "$ALLOT_ROOT/bin/infra-lib.sh"

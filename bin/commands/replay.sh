@@ -1,4 +1,7 @@
 # summary: audit replay: --from T --to T (--report owed|usage|job ID) [--json] [--cluster C] [--account A]
+# usage: bin/allot replay --from T --to T (--report owed|usage|job ID) [--json] [--cluster C] [--account A]
+# help: Reads the event log from the beginning into a fresh accounting projection (the accounting-service's code)
+# help: and prints the report. Needs only the broker and the registry (bin/allot infra up). T: ISO-8601 instant.
 # shellcheck shell=bash
 # Reads the event log from the beginning into a fresh accounting projection (same code as the
 # accounting-service) and prints the report; needs only the broker and the registry.
@@ -7,7 +10,8 @@ module="$ALLOT_ROOT/accounting-service"
 app="$module/target/quarkus-app"
 if [ ! -f "$app/quarkus-run.jar" ] || [ -n "$(find "$module/src/main" "$module/pom.xml" -newer "$app/quarkus-run.jar" -print -quit)" ]; then
   info "building accounting-service (once)"
-  mvnw -o -pl accounting-service package -DskipTests || mvnw -pl accounting-service package -DskipTests \
+  # -am: a fresh clone has none of its sibling modules (schemas, scheduler-core) installed.
+  mvnw -o -pl accounting-service -am package -DskipTests || mvnw -pl accounting-service -am package -DskipTests \
     || die "could not build accounting-service"
 fi
 export ALLOT_BOOTSTRAP="${ALLOT_BOOTSTRAP:-127.0.0.1:$KAFKA_PORT}"

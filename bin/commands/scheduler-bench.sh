@@ -1,4 +1,6 @@
 # summary: measure the scheduler-service loop on the in-JVM broker: submit->StartJob latency, burst throughput, replay
+# usage: bin/allot scheduler-bench [-Dbench.nodes=N] [-Dbench.latency.jobs=N] [-Dbench.burst.jobs=N]
+# help: Measures the scheduler-service loop on an in-JVM broker: submit -> StartJob latency, burst throughput, restart. Not part of the tests.
 # shellcheck shell=bash
 use_jdk
 cd "$ALLOT_ROOT"

@@ -1,4 +1,6 @@
 # summary: produce and consume one event through the local broker and registry
+# usage: bin/allot smoke
+# help: Produces one event to the local broker and consumes it back through the registry (after 'bin/allot infra up').
 # shellcheck shell=bash
 use_jdk
 KAFKA_CLASSPATH_FILE="$ALLOT_HOME/dist/kafka-$KAFKA_VERSION.classpath"

@@ -1,4 +1,8 @@
 # summary: [--nodes 4] [--gpus 8] [--demo] — the whole system locally: broker, registry, services, a node agent
+# usage: bin/allot up [--nodes 4] [--gpus 8] [--demo]
+# help: Starts the broker, the registry, the budget-, scheduler- and accounting-services and one node agent with
+# help: NODES fake nodes of GPUS GPUs (cluster 'local'); --demo defines three teams, submits a mix of jobs and shows
+# help: a live view. 'bin/allot down' stops everything.
 # shellcheck shell=bash
 # shellcheck source=bin/stack-lib.sh
 source "$ALLOT_ROOT/bin/stack-lib.sh"
