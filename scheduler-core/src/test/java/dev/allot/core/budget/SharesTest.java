@@ -29,6 +29,13 @@ class SharesTest {
         Map<String, Double> fractions() {
             return Shares.fractions(childrenOf(null), this::childrenOf, share::get);
         }
+
+        /** The core's tree of these lines, defined in their order. */
+        BudgetTree coreTree() {
+            BudgetTree tree = new BudgetTree();
+            parent.forEach((account, parentAccount) -> tree.define(account, parentAccount, share.get(account)));
+            return tree;
+        }
     }
 
     @Test
@@ -104,12 +111,8 @@ class SharesTest {
 
     @Test
     void givenTheCoresTree_whenAnAccountIsRemoved_thenItsSiblingsShareWhatItHad() {
-        BudgetTree tree = new BudgetTree();
-        tree.define("org", null, 1);
-        tree.define("a", "org", 1);
-        tree.define("b", "org", 1);
-        tree.define("c", "org", 2);
-        tree.define("c1", "c", 1);
+        BudgetTree tree = new Lines().add("org", null, 1).add("a", "org", 1).add("b", "org", 1).add("c", "org", 2)
+                .add("c1", "c", 1).coreTree();
         assertThat(tree.fraction("a")).isEqualTo(0.25);
 
         tree.remove("c");
@@ -123,14 +126,10 @@ class SharesTest {
 
     @Test
     void givenTheCoresTree_whenFractionsAreAsked_thenTheyAreTheRulesOverItsAccountsInNameOrder() {
-        BudgetTree tree = new BudgetTree();
-        Lines lines = new Lines();
         // defined out of name order: the core sums siblings in name order, so the rule gets them sorted
-        for (String[] l : new String[][] {{"r", null, "1"}, {"m", "r", "0.7"}, {"c", "r", "0.1"}, {"x", "r", "0.2"},
-                {"m2", "m", "0.3"}, {"m1", "m", "0.9"}}) {
-            tree.define(l[0], l[1], Double.parseDouble(l[2]));
-        }
-        lines.add("r", null, 1).add("c", "r", 0.1).add("m", "r", 0.7).add("x", "r", 0.2)
+        BudgetTree tree = new Lines().add("r", null, 1).add("m", "r", 0.7).add("c", "r", 0.1).add("x", "r", 0.2)
+                .add("m2", "m", 0.3).add("m1", "m", 0.9).coreTree();
+        Lines lines = new Lines().add("r", null, 1).add("c", "r", 0.1).add("m", "r", 0.7).add("x", "r", 0.2)
                 .add("m1", "m", 0.9).add("m2", "m", 0.3);
 
         assertThat(tree.fractionSnapshot()).isEqualTo(lines.fractions());
