@@ -1,5 +1,6 @@
 package dev.allot.core;
 
+import dev.allot.core.contract.Contract;
 import dev.allot.core.ordering.DebugLane;
 
 /**
@@ -8,7 +9,8 @@ import dev.allot.core.ordering.DebugLane;
  * @param windowMillis lookback window of the fair-share ratio (7 days by default)
  * @param bucketMillis granularity of the usage ledger's ring of buckets (1 hour by default);
  *     the window slides by whole buckets
- * @param maxMinRuntimeMillis the largest minimum runtime a job may declare (8 h by default)
+ * @param maxMinRuntimeMillis the largest minimum runtime a job may declare
+ *     ({@link Contract#MAX_MIN_RUNTIME_MILLIS}, 8 h, by default)
  * @param preemptionMargin how much higher (absolute ratio difference) the victim's ratio must be
  *     than the preemptor's, at the level of the tree where their accounts diverge, so two accounts
  *     cannot displace each other back and forth (0.1 by default)
@@ -44,7 +46,7 @@ public record SchedulerConfig(
     }
 
     public static SchedulerConfig defaults() {
-        return new SchedulerConfig(7 * DAY, HOUR, 8 * HOUR, 0.1, UsageFeed.RUNNING_JOBS, 1, DebugLane.defaults(), true);
+        return new SchedulerConfig(7 * DAY, HOUR, Contract.MAX_MIN_RUNTIME_MILLIS, 0.1, UsageFeed.RUNNING_JOBS, 1, DebugLane.defaults(), true);
     }
 
     public SchedulerConfig withWindow(long millis, long bucket) {

@@ -1,5 +1,6 @@
 package dev.allot.simulator;
 
+import dev.allot.core.contract.Contract;
 import dev.allot.core.ordering.DebugLane;
 import dev.allot.core.policy.SchedulingPolicy;
 import dev.allot.simulator.engine.EventSink;
@@ -96,7 +97,7 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Budget policy: hold one node in N for debug and unallocated work; 0 holds none (default: ${DEFAULT-VALUE}).")
     int debugReserveOneIn;
 
-    @Option(names = "--max-min-runtime-hours", defaultValue = "8", description = "Largest minimum runtime (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--max-min-runtime-hours", defaultValue = "" + Contract.MAX_MIN_RUNTIME_SECONDS / 3600, description = "Largest minimum runtime (default: ${DEFAULT-VALUE}).")
     double maxMinRuntimeHours;
 
     @Option(names = "--unallocated-fraction", defaultValue = "0.10",

@@ -3,7 +3,7 @@ package dev.allot.simulator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import dev.allot.simulator.scenario.BudgetTree;
+import dev.allot.simulator.scenario.BudgetFile;
 import dev.allot.simulator.scenario.ContractRule;
 import dev.allot.simulator.scenario.DebugJobs;
 import dev.allot.simulator.scenario.LargeJobs;
@@ -125,7 +125,7 @@ class ScenarioTest {
     void vcNodesGiveSharesAndUnlistedTeamsTheFloor(@TempDir Path dir) throws Exception {
         Path vc = dir.resolve("vc_nodes.csv");
         Files.writeString(vc, "vc,node num\na,8\nb,24\n");
-        BudgetTree tree = BudgetTree.fromVcNodes(vc).withTeams(List.of("a", "b", "z"));
+        BudgetFile tree = BudgetFile.fromVcNodes(vc).withTeams(List.of("a", "b", "z"));
         // floor = half the smallest listed share = 4; fractions 8/36, 24/36, 4/36
         Map<String, Double> f = tree.leafFractions();
         assertThat(f).containsOnlyKeys("a", "b", "z");
@@ -138,9 +138,9 @@ class ScenarioTest {
     void budgetsFileMakesATree(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("budgets.csv");
         Files.writeString(file, "account,parent,share\norg,,1\nprogA,org,3\nprogB,org,1\nt1,progA,1\nt2,progA,1\nt3,progB,1\n");
-        BudgetTree tree = BudgetTree.fromFile(file);
-        assertThat(tree.fraction("t1")).isCloseTo(0.375, within(1e-12));
-        assertThat(tree.fraction("t3")).isCloseTo(0.25, within(1e-12));
+        BudgetFile tree = BudgetFile.fromFile(file);
+        assertThat(tree.tree().fraction("t1")).isCloseTo(0.375, within(1e-12));
+        assertThat(tree.tree().fraction("t3")).isCloseTo(0.25, within(1e-12));
         assertThat(tree.leafFractions().values().stream().mapToDouble(Double::doubleValue).sum())
                 .isCloseTo(1.0, within(1e-12));
     }

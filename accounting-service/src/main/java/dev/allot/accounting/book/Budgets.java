@@ -1,6 +1,7 @@
 package dev.allot.accounting.book;
 
 import dev.allot.core.budget.BudgetTree;
+import dev.allot.core.budget.Shares;
 import dev.allot.schemas.BudgetDefined;
 import dev.allot.schemas.BudgetEvent;
 import java.util.ArrayList;
@@ -52,11 +53,14 @@ public final class Budgets {
         return tree.exists(account) ? tree.path(account) : List.of(account);
     }
 
-    /** Entitled GPU-seconds of an account for {@code seconds} at {@code capacityGpus}; null when unknown. */
+    /**
+     * Entitled GPU-seconds of an account for {@code seconds} at {@code capacityGpus} (its fraction of
+     * the cluster by {@link Shares}, as the scheduler has it); null when unknown.
+     */
     public static Double entitled(BudgetTree tree, String account, Integer capacityGpus, double seconds) {
         if (capacityGpus == null || capacityGpus <= 0 || !tree.exists(account)) {
             return null;
         }
-        return tree.fraction(account) * capacityGpus * seconds;
+        return Shares.entitledGpus(tree.fraction(account), capacityGpus) * seconds;
     }
 }

@@ -5,6 +5,7 @@ import dev.allot.budget.tree.Account;
 import dev.allot.budget.tree.BudgetPath;
 import dev.allot.budget.tree.BudgetTree;
 import dev.allot.budget.tree.UsageBook.Usage;
+import dev.allot.core.budget.Shares;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -60,7 +61,7 @@ final class BudgetRenderer {
         capacity.forEach((cluster, gpus) -> {
             Map<String, Object> e = new LinkedHashMap<>();
             e.put("capacityGpus", gpus);
-            e.put("gpus", fraction * gpus);
+            e.put("gpus", Shares.entitledGpus(fraction, gpus));
             entitlement.put(cluster, e);
         });
         body.put("entitlement", entitlement);
@@ -71,7 +72,8 @@ final class BudgetRenderer {
             double hours = Duration.between(u.windowStart(), u.windowEnd()).toMillis() / 3_600_000.0;
             Double entitledGpuSeconds = u.entitledGpuSeconds() != null ? u.entitledGpuSeconds()
                     // the accounting-service did not say: today's entitlement over the window
-                    : capacity.containsKey(cluster) ? fraction * capacity.get(cluster) * hours * 3600 : null;
+                    : capacity.containsKey(cluster) ? Shares.entitledGpus(fraction, capacity.get(cluster)) * hours * 3600
+                    : null;
             Double ratio = u.ratio() != null ? u.ratio()
                     : entitledGpuSeconds != null && entitledGpuSeconds > 0 ? u.chargedGpuSeconds() / entitledGpuSeconds
                     : null;

@@ -8,6 +8,7 @@ import dev.allot.budget.kafka.LogProjector;
 import dev.allot.budget.tree.BudgetPath;
 import dev.allot.budget.tree.BudgetTree;
 import dev.allot.budget.tree.Violation;
+import dev.allot.core.contract.Contract;
 import dev.allot.schemas.JobCancelRequested;
 import dev.allot.schemas.JobRequest;
 import dev.allot.schemas.JobSubmitted;
@@ -56,7 +57,6 @@ import org.eclipse.microprofile.openapi.annotations.tags.Tag;
 public class JobResource {
 
     static final String SUBMITTER_HEADER = "X-Allot-Submitter";
-    static final long MAX_MIN_RUNTIME_SECONDS = 8 * 3600;
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
     private static final Pattern CLUSTER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
 
@@ -128,7 +128,7 @@ public class JobResource {
             @Schema(required = true, minimum = "1", description = "Gang size N; each replica on its own node")
             int replicas,
             @Schema(required = true, minimum = "1", description = "GPUs per replica G") int gpusPerReplica,
-            @Schema(required = true, minimum = "0", maximum = "28800",
+            @Schema(required = true, minimum = "0", maximum = "" + Contract.MAX_MIN_RUNTIME_SECONDS,
                     description = "Minimum runtime of the contract; 0 = unallocated (free, never protected)")
             long minRuntimeSeconds,
             @Schema(description = "Can be preempted and resumed (default false)") boolean resumable,
@@ -157,7 +157,7 @@ public class JobResource {
         }
         int replicas = (int) json.requiredWhole("replicas", 1, 4096);
         int gpusPerReplica = (int) json.requiredWhole("gpusPerReplica", 1, 1024);
-        long minRuntime = json.requiredWhole("minRuntimeSeconds", 0, MAX_MIN_RUNTIME_SECONDS);
+        long minRuntime = json.requiredWhole("minRuntimeSeconds", 0, Contract.MAX_MIN_RUNTIME_SECONDS);
         Boolean resumable = json.bool("resumable");
         List<String> command = json.strings("command");
         if (command == null || command.isEmpty() || command.get(0).isBlank()) {

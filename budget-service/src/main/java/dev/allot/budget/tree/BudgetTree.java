@@ -1,5 +1,6 @@
 package dev.allot.budget.tree;
 
+import dev.allot.core.budget.Shares;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -17,9 +18,10 @@ import java.util.TreeMap;
  * accounts whose parent is not known yet ("orphans"); they join the tree when the parent arrives.
  * Validation happens at the write edge ({@link BudgetRules}), never on replay.
  *
- * <p>fraction of parent = share / sum of the shares of the account and its siblings (roots are
- * siblings of each other); fraction of a cluster = product of fractions down the path, as in
- * scheduler-core's BudgetTree.
+ * <p>Fractions follow the one rule of scheduler-core's {@link Shares} (the scheduler and the
+ * accounting-service use it too): fraction of parent = share / sum of the shares of the account and
+ * its siblings (roots are siblings of each other, siblings summed in path order); fraction of a
+ * cluster = product of fractions down the path. Orphans have no fraction until their parent comes.
  */
 public final class BudgetTree {
 
@@ -104,11 +106,7 @@ public final class BudgetTree {
         if (!siblings.contains(path)) {
             return 0;
         }
-        double sum = 0;
-        for (String s : siblings) {
-            sum += accounts.get(s).share();
-        }
-        return sum > 0 ? a.share() / sum : 0;
+        return Shares.fractionOfParent(a.share(), Shares.siblingSum(siblings, this::share));
     }
 
     /** Product of the fractions down the path: the part of a cluster the account is entitled to. */
@@ -120,23 +118,13 @@ public final class BudgetTree {
     private Map<String, Double> fractions() {
         Map<String, Double> f = fractions;
         if (f == null) {
-            Map<String, Double> computed = new HashMap<>();
-            fill(computed, roots, 1.0);
-            f = Collections.unmodifiableMap(computed);
+            f = Collections.unmodifiableMap(Shares.fractions(roots, this::children, this::share));
             fractions = f;
         }
         return f;
     }
 
-    private void fill(Map<String, Double> into, List<String> siblings, double parentFraction) {
-        double sum = 0;
-        for (String s : siblings) {
-            sum += accounts.get(s).share();
-        }
-        for (String s : siblings) {
-            double fraction = sum > 0 ? parentFraction * accounts.get(s).share() / sum : 0;
-            into.put(s, fraction);
-            fill(into, children(s), fraction);
-        }
+    private double share(String path) {
+        return accounts.get(path).share();
     }
 }

@@ -30,6 +30,33 @@ class BudgetTreeTest {
     }
 
     @Test
+    void givenATree_whenItsFractionsAreComputed_thenTheyAreBitForBitTheSchedulersFractionsOfTheSameTree() {
+        String[] lines = {"lab", "1", "lab/vision", "0.7", "lab/nlp", "0.1", "lab/speech", "0.2", "ops", "3",
+                "lab/vision/a", "0.9", "lab/vision/b", "0.3", "lab/vision/b/run", "5"};
+        BudgetTree tree = tree(lines);
+        dev.allot.core.budget.BudgetTree core = new dev.allot.core.budget.BudgetTree();
+        for (int i = 0; i < lines.length; i += 2) {
+            core.define(lines[i], BudgetPath.parentOf(lines[i]), Double.parseDouble(lines[i + 1]));
+        }
+
+        for (String path : core.accounts()) {
+            assertThat(tree.fractionOfCluster(path)).as(path).isEqualTo(core.fraction(path));
+            assertThat(tree.fractionOfParent(path)).as(path).isEqualTo(core.fractionOfParent(path));
+        }
+    }
+
+    @Test
+    void givenARemovedAccount_whenFractionsAreComputed_thenItsSiblingsShareWhatItHad() {
+        BudgetTree tree = tree("org", "1", "org/a", "1", "org/b", "1", "org/c", "2");
+
+        tree = tree.remove("org/c");
+
+        assertThat(tree.fractionOfParent("org/a")).isEqualTo(0.5);
+        assertThat(tree.fractionOfCluster("org/b")).isEqualTo(0.5);
+        assertThat(tree.fractionOfCluster("org/c")).isZero();
+    }
+
+    @Test
     void givenAChildReplayedBeforeItsParent_whenTheParentArrives_thenTheChildJoinsTheTree() {
         BudgetTree tree = tree("org/team", "1");
         assertThat(tree.orphans()).containsExactly("org/team");

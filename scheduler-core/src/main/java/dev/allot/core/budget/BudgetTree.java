@@ -11,9 +11,10 @@ import java.util.TreeSet;
 
 /**
  * The budget tree: accounts of any depth, each with a share that is a weight among its siblings
- * (as Slurm's shares). fraction(a) = share(a) / sum of shares of a and its siblings, multiplied
- * down the path from the root. A leaf's entitlement on a cluster is its fraction times the
- * cluster's capacity; {@link EntitlementHistory} integrates that over time.
+ * (as Slurm's shares). Fractions follow {@link Shares}: share over the sum of the siblings' shares
+ * (siblings summed in name order), multiplied down the path from the root. A leaf's entitlement on
+ * a cluster is its fraction times the cluster's capacity; {@link EntitlementHistory} integrates
+ * that over time.
  */
 public final class BudgetTree implements BudgetView {
 
@@ -162,27 +163,23 @@ public final class BudgetTree implements BudgetView {
         return f == null ? 0 : f;
     }
 
-    /** Fractions of every account, immutable, cached until the next change. */
+    /** Fractions of every account ({@link Shares#fractions}), immutable, cached until the next change. */
     public Map<String, Double> fractionSnapshot() {
         if (fractions == null) {
-            HashMap<String, Double> f = new HashMap<>();
-            fill(f, roots, 1.0);
-            fractions = Collections.unmodifiableMap(f);
+            fractions = Collections.unmodifiableMap(
+                    Shares.fractions(roots, name -> accounts.get(name).children, name -> accounts.get(name).share));
         }
         return fractions;
     }
 
-    private void fill(Map<String, Double> f, TreeSet<String> siblings, double parentFraction) {
-        double sum = 0;
-        for (String s : siblings) {
-            sum += accounts.get(s).share;
+    /** share / sum of the shares of the account and its siblings; 0 for an unknown account. */
+    public double fractionOfParent(String account) {
+        Account a = accounts.get(account);
+        if (a == null) {
+            return 0;
         }
-        for (String s : siblings) {
-            Account a = accounts.get(s);
-            double frac = sum > 0 ? parentFraction * a.share / sum : 0;
-            f.put(s, frac);
-            fill(f, a.children, frac);
-        }
+        TreeSet<String> siblings = a.parent == null ? roots : accounts.get(a.parent).children;
+        return Shares.fractionOfParent(a.share, Shares.siblingSum(siblings, name -> accounts.get(name).share));
     }
 
     @Override

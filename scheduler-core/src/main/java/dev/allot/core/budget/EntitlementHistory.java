@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.Map;
 
 /**
- * Entitlement of one cluster over time: piecewise constant segments of (capacity, fractions),
- * a new segment at every budget change or capacity change. Entitled GPU-seconds of an account
- * over a window = sum over segments of overlap x capacity x fraction. A change applies from its
+ * Entitlement of one cluster over time: piecewise constant segments of (capacity, fractions by
+ * {@link Shares}), a new segment at every budget change or capacity change. Entitled GPU-seconds of
+ * an account over a window = sum over segments of overlap x capacity x fraction. A change applies from its
  * timestamp on; a change stamped before the latest segment applies from that segment's start
  * (history is not rewritten).
  */
@@ -46,6 +46,9 @@ public final class EntitlementHistory {
             if (to > from && s.capacityGpus > 0) {
                 Double f = s.fractions.get(account);
                 if (f != null) {
+                    // entitlement (Shares: fraction x GPUs) over the overlap, multiplied as seconds x GPUs x
+                    // fraction: regrouping it as seconds x (fraction x GPUs) can move the last bit of the ratios
+                    // the scheduler publishes, so the order the core was measured with stays
                     sum += (to - from) / 1000.0 * s.capacityGpus * f;
                 }
             }

@@ -6,6 +6,15 @@ import java.util.Optional;
 
 /** The scheduling contract: minimum runtime, charge mode, protected window. */
 public final class Contract {
+
+    /**
+     * The largest minimum runtime a job may declare: 8 h. The core's default
+     * ({@code SchedulerConfig.defaults()}), budget-service's submission check and the simulator's
+     * default all read it from here.
+     */
+    public static final long MAX_MIN_RUNTIME_MILLIS = 8 * 3_600_000L;
+    public static final long MAX_MIN_RUNTIME_SECONDS = MAX_MIN_RUNTIME_MILLIS / 1000;
+
     private Contract() {
     }
 

@@ -12,7 +12,7 @@ import dev.allot.core.ordering.DebugLane;
 import dev.allot.core.policy.SchedulingPolicy;
 import dev.allot.simulator.policy.NonPreempting;
 import dev.allot.simulator.policy.TimeIndependent;
-import dev.allot.simulator.scenario.BudgetTree;
+import dev.allot.simulator.scenario.BudgetFile;
 import dev.allot.simulator.scenario.Scenario;
 import dev.allot.simulator.scenario.SimJob;
 
@@ -113,7 +113,7 @@ public final class Simulation {
                 .withMaxMinRuntime(scenario.maxMinRuntimeSeconds() * 1000)
                 .withDebugLane(options.debugLane());
         Scheduler core = new Scheduler(config, policy);
-        for (BudgetTree.Entry e : scenario.budgets().entries()) {
+        for (BudgetFile.Entry e : scenario.budgets().entries()) {
             core.defineBudget(0, e.account(), e.parent(), e.share());
         }
         for (int i = 0; i < scenario.nodes(); i++) {

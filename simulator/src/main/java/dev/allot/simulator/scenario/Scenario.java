@@ -12,7 +12,7 @@ import java.util.Map;
  * @param offeredLoad offered GPU-seconds in the measured period / (cluster GPUs x period), where a job
  *     offers GPUs x the part of [submit, submit + duration) inside the measured period
  */
-public record Scenario(List<SimJob> jobs, BudgetTree budgets, List<String> teams, int nodes, int gpusPerNode,
+public record Scenario(List<SimJob> jobs, BudgetFile budgets, List<String> teams, int nodes, int gpusPerNode,
         long periodSeconds, double offeredLoad, long seed, ContractRule rule, long lookbackSeconds,
         long maxMinRuntimeSeconds, int traceJobs, int debugJobs, long warmupSeconds) {
 

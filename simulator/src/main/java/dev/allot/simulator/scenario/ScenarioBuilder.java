@@ -1,5 +1,6 @@
 package dev.allot.simulator.scenario;
 
+import dev.allot.core.contract.Contract;
 import dev.allot.simulator.trace.TraceJob;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,7 +15,7 @@ import java.util.TreeSet;
  *   <li>Keep the trace jobs submitted within the simulated span [0, warm-up + days).</li>
  *   <li>Teams = the teams of those jobs. Budget tree: the budgets file if given, else
  *       {@code vc_nodes.csv} if given, else equal shares; teams missing from it get the floor share
- *       ({@link BudgetTree#withTeams}).</li>
+ *       ({@link BudgetFile#withTeams}).</li>
  *   <li>Add debug jobs per team ({@link DebugJobs}).</li>
  *   <li>Give trace jobs without a contract one by the {@link ContractRule}.</li>
  *   <li>Size the cluster: unless a node count is given, the fewest nodes of {@code gpusPerNode}
@@ -36,7 +37,7 @@ public final class ScenarioBuilder {
     private double debugPerTeamPerHour = DebugJobs.DEFAULT_PER_TEAM_PER_HOUR;
     private double largePerDay = 0;
     private double lookbackDays = 7;
-    private double maxMinRuntimeHours = 8;
+    private double maxMinRuntimeHours = Contract.MAX_MIN_RUNTIME_SECONDS / 3600.0;
     private double warmupDays = 0;
 
     public ScenarioBuilder trace(List<TraceJob> jobs) {
@@ -134,13 +135,13 @@ public final class ScenarioBuilder {
                 teams.add(j.team());
             }
         }
-        BudgetTree tree;
+        BudgetFile tree;
         if (budgetsFile != null) {
-            tree = BudgetTree.fromFile(budgetsFile);
+            tree = BudgetFile.fromFile(budgetsFile);
         } else if (vcNodes != null) {
-            tree = BudgetTree.fromVcNodes(vcNodes);
+            tree = BudgetFile.fromVcNodes(vcNodes);
         } else {
-            tree = BudgetTree.equalShares(teams);
+            tree = BudgetFile.equalShares(teams);
         }
         tree = tree.withTeams(teams);
         ContractRule r = rule != null ? rule : ContractRule.defaults(maxMinRuntimeHours);

@@ -1,5 +1,6 @@
 package dev.allot.simulator.scenario;
 
+import dev.allot.core.budget.BudgetTree;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -13,9 +14,11 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The scenario's budget tree: accounts with a parent and a share among siblings. Teams of the trace
- * are leaves. Built from a budgets file, from {@code vc_nodes.csv} (Philly: nodes each VC owned),
- * or with equal shares.
+ * The scenario's budget file: the lines (account, parent, share) that define the budget tree, in
+ * the order the simulation defines them in the core. Teams of the trace are leaves. Read from a
+ * budgets file, from {@code vc_nodes.csv} (Philly: nodes each VC owned), or made with equal shares.
+ * Fractions are the core's: {@link #tree()} is scheduler-core's {@link BudgetTree} of these lines,
+ * the tree the simulated scheduler ranks with.
  *
  * <p>Budgets file: CSV lines {@code account,parent,share} (an optional header line starting with
  * {@code account}; empty parent = a root; '#' comments), parents before children.
@@ -23,7 +26,7 @@ import java.util.TreeSet;
  * <p>Teams of the trace that are not in the tree join the first root with the floor share: half
  * the smallest share among that root's children (1 if it has none).
  */
-public final class BudgetTree {
+public final class BudgetFile {
     public static final String ROOT = "org";
 
     public record Entry(String account, String parent, double share) {
@@ -32,11 +35,11 @@ public final class BudgetTree {
     private final List<Entry> entries;
     private final Map<String, Entry> byName = new LinkedHashMap<>();
 
-    public BudgetTree(List<Entry> entries) {
+    public BudgetFile(List<Entry> entries) {
         this.entries = List.copyOf(entries);
         for (Entry e : this.entries) {
-            if (e.share() <= 0) {
-                throw new IllegalArgumentException("share of " + e.account() + " must be > 0");
+            if (!(e.share() > 0) || Double.isInfinite(e.share())) {
+                throw new IllegalArgumentException("share of " + e.account() + " must be a finite number > 0");
             }
             if (e.parent() != null && !byName.containsKey(e.parent())) {
                 throw new IllegalArgumentException("parent " + e.parent() + " of " + e.account()
@@ -56,7 +59,7 @@ public final class BudgetTree {
         return byName.containsKey(account);
     }
 
-    public static BudgetTree fromFile(Path file) {
+    public static BudgetFile fromFile(Path file) {
         try {
             List<Entry> es = new ArrayList<>();
             for (String line : Files.readAllLines(file)) {
@@ -71,14 +74,14 @@ public final class BudgetTree {
                 String parent = f[1].trim();
                 es.add(new Entry(f[0].trim(), parent.isEmpty() ? null : parent, Double.parseDouble(f[2].trim())));
             }
-            return new BudgetTree(es);
+            return new BudgetFile(es);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     /** org > one leaf per VC of {@code vc_nodes.csv} ("vc,node num"), share = node count. */
-    public static BudgetTree fromVcNodes(Path csv) {
+    public static BudgetFile fromVcNodes(Path csv) {
         try {
             List<Entry> es = new ArrayList<>();
             es.add(new Entry(ROOT, null, 1));
@@ -92,24 +95,24 @@ public final class BudgetTree {
                 shares.put(f[0].trim(), Double.parseDouble(f[1].trim()));
             }
             shares.forEach((k, v) -> es.add(new Entry(k, ROOT, v)));
-            return new BudgetTree(es);
+            return new BudgetFile(es);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
     /** org > teams, equal shares. */
-    public static BudgetTree equalShares(Collection<String> teams) {
+    public static BudgetFile equalShares(Collection<String> teams) {
         List<Entry> es = new ArrayList<>();
         es.add(new Entry(ROOT, null, 1));
         for (String t : new TreeSet<>(teams)) {
             es.add(new Entry(t, ROOT, 1));
         }
-        return new BudgetTree(es);
+        return new BudgetFile(es);
     }
 
     /** This tree plus every missing team under the first root with the floor share. */
-    public BudgetTree withTeams(Collection<String> teams) {
+    public BudgetFile withTeams(Collection<String> teams) {
         List<Entry> es = new ArrayList<>(entries);
         String root = entries.isEmpty() ? null : roots().get(0);
         if (root == null) {
@@ -128,7 +131,7 @@ public final class BudgetTree {
                 es.add(new Entry(t, root, floor));
             }
         }
-        return new BudgetTree(es);
+        return new BudgetFile(es);
     }
 
     public List<String> roots() {
@@ -151,28 +154,22 @@ public final class BudgetTree {
         return c;
     }
 
-    /** share / sum of siblings' shares, multiplied down the path (roots divide among roots). */
-    public double fraction(String account) {
-        Entry e = byName.get(account);
-        if (e == null) {
-            return 0;
+    /** scheduler-core's budget tree of these lines (a new one on every call: the core's tree is mutable). */
+    public BudgetTree tree() {
+        BudgetTree tree = new BudgetTree();
+        for (Entry e : entries) {
+            tree.define(e.account(), e.parent(), e.share());
         }
-        double siblings = 0;
-        for (Entry s : entries) {
-            if (java.util.Objects.equals(s.parent(), e.parent())) {
-                siblings += s.share();
-            }
-        }
-        double own = e.share() / siblings;
-        return e.parent() == null ? own : own * fraction(e.parent());
+        return tree;
     }
 
-    /** Fractions of the leaves, sorted by name. */
+    /** Fractions of the cluster of the leaves (the core's rule, {@code core.budget.Shares}), sorted by name. */
     public Map<String, Double> leafFractions() {
+        BudgetTree tree = tree();
         Map<String, Double> m = new TreeMap<>();
         for (Entry e : entries) {
-            if (children(e.account()).isEmpty()) {
-                m.put(e.account(), fraction(e.account()));
+            if (tree.children(e.account()).isEmpty()) {
+                m.put(e.account(), tree.fraction(e.account()));
             }
         }
         return m;
