@@ -5,5 +5,5 @@
 use_jdk
 cd "$ALLOT_ROOT"
 info "scheduler-service loop benchmark (extra -D options: bench.nodes, bench.latency.jobs, bench.burst.jobs)"
-./mvnw -B -ntp -o -pl scheduler-service test -Dtest=LoopBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
+./mvnw -B -ntp -o -pl scheduler-service -am test -Dtest=LoopBenchmark -Dsurefire.failIfNoSpecifiedTests=false \
   -Dbench.burst.jobs="${BENCH_BURST_JOBS:-10000}" "$@" | grep -E 'BENCH|Tests run:|ERROR'
