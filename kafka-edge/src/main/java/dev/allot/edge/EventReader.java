@@ -1,16 +1,21 @@
 package dev.allot.edge;
 
 import dev.allot.schemas.catalogue.Topic;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.Schema;
 import org.apache.avro.data.TimeConversions;
 import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificDatumReader;
+import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
@@ -77,6 +82,29 @@ public final class EventReader {
         } catch (IOException | RuntimeException e) {
             throw new InvalidRecord("schema-invalid: cannot read the bytes as " + type.getName() + " (content id "
                     + contentId + "): " + e, e);
+        }
+    }
+
+    /**
+     * Loads and compiles the decoding path of {@code sample}'s class before the first real record (a service
+     * whose first record is latency-sensitive calls this at start): encodes the sample and decodes it back with
+     * the class's own schema, without the registry. Returns the copy read back.
+     */
+    public <V extends SpecificRecord> V warmUp(V sample) {
+        @SuppressWarnings("unchecked")
+        Class<V> type = (Class<V>) sample.getClass();
+        SpecificData model = models.computeIfAbsent(type.getClassLoader(), EventReader::model);
+        Schema schema = model.getSchema(type);
+        try {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(out, null);
+            new SpecificDatumWriter<V>(schema, model).write(sample, encoder);
+            encoder.flush();
+            byte[] body = out.toByteArray();
+            return type.cast(new SpecificDatumReader<V>(schema, schema, model)
+                    .read(null, DecoderFactory.get().binaryDecoder(body, null)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

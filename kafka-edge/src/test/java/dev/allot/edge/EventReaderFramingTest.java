@@ -80,6 +80,16 @@ class EventReaderFramingTest {
     }
 
     @Test
+    void givenASample_whenWarmedUp_thenItReadsBackEqualWithoutTheRegistry() {
+        NodeCommand sample = NodeCommand.newBuilder().setEventId("warm-up").setOccurredAt(java.time.Instant.EPOCH)
+                .setPayload(dev.allot.schemas.StopJob.newBuilder().setJobId("j").setNodeId("n").setNodeEpoch(0)
+                        .setReason(dev.allot.schemas.StopReason.PREEMPTED).build())
+                .build();
+
+        assertThat(new EventReader("http://127.0.0.1:1").warmUp(sample)).isEqualTo(sample);
+    }
+
+    @Test
     void givenRegistryUrls_whenNormalised_thenTheV3ApiOfTheSameHost() {
         assertThat(WriterSchemas.apiUrl("http://h:1")).isEqualTo("http://h:1/apis/registry/v3");
         assertThat(WriterSchemas.apiUrl("http://h:1/")).isEqualTo("http://h:1/apis/registry/v3");
