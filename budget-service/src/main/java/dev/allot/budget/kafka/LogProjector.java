@@ -315,8 +315,8 @@ public class LogProjector {
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
         deadLetters.increment();
         LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
-        publisher.publish(Topics.DEAD_LETTERS, record.topic(), DeadLetters.of(record.topic(), record.partition(),
-                        record.offset(), record.key(), record.value(), reason, settings.consumerName(), Instant.now()))
+        publisher.publish(Topics.DEAD_LETTERS, record.topic(),
+                        DeadLetters.of(record, reason, settings.consumerName(), Instant.now()))
                 .whenComplete((ok, error) -> {
                     if (error != null) {
                         LOG.errorf(error, "could not write the dead letter for %s-%d@%d", record.topic(),
