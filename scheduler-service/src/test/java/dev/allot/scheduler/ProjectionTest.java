@@ -212,12 +212,12 @@ class ProjectionTest {
                 .satisfies(s -> assertThat(s.getReason()).isEqualTo(StopReason.FENCED));
         // It comes back: it registers afresh (fenced, empty); the stop is not repeated.
         out.clear();
-        Input back = projection.heartbeat(++t, node, 7, List.of("j1"), out);
-        assertThat(back).isInstanceOf(Input.RegisterNode.class);
+        List<Input> journaled = projection.apply(new Input.Heartbeat(++t, node, 7, List.of("j1")), out);
+        assertThat(journaled).singleElement().isInstanceOf(Input.RegisterNode.class);
         assertThat(out).isEmpty();
-        // A replica it runs that nobody assigned to it is stopped.
-        projection.apply(back, out);
-        projection.heartbeat(++t, node, 7, List.of("stranger"), out);
+        assertThat(projection.core().node(node).orElseThrow().lost()).isFalse();
+        // A replica it runs that nobody assigned to it is stopped; the heartbeat itself is not journaled.
+        assertThat(projection.apply(new Input.Heartbeat(++t, node, 7, List.of("stranger")), out)).isEmpty();
         assertThat(payloads(out, StopJob.class)).singleElement()
                 .satisfies(s -> assertThat(s.getReason()).isEqualTo(StopReason.NOT_ASSIGNED));
     }
