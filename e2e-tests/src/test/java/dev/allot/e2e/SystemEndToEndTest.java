@@ -12,6 +12,7 @@ import dev.allot.schemas.NodeStatus;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfra;
 import dev.allot.testsupport.AllotInfrastructure;
+import dev.allot.testsupport.Tail;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,7 +25,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -99,17 +99,10 @@ class SystemEndToEndTest {
         assertThat(placed.toString()).contains("JobPlaced").contains("JobStarted").contains("JobCompleted");
 
         // Usage reached the accounting-service and came out as a 7-day sum per account.
-        try (KafkaConsumer<String, BudgetUsage> consumer = infra.consumer()) {
-            consumer.subscribe(Set.of(Topics.BUDGET_USAGE.name()));
-            String key = Topics.accountKey(system.cluster, lab + "/team-a");
-            await().atMost(PATIENCE).until(() -> {
-                for (ConsumerRecord<String, BudgetUsage> record : consumer.poll(Duration.ofMillis(200))) {
-                    if (record.key().equals(key) && record.value().getChargedGpuSeconds() > 0) {
-                        return true;
-                    }
-                }
-                return false;
-            });
+        String key = Topics.accountKey(system.cluster, lab + "/team-a");
+        try (Tail<BudgetUsage> usage = new Tail<>(infra, Topics.BUDGET_USAGE)) {
+            await().atMost(PATIENCE).until(() -> !usage.values(r -> key.equals(r.key())
+                    && r.value().getChargedGpuSeconds() > 0).isEmpty());
         }
     }
 
@@ -166,16 +159,9 @@ class SystemEndToEndTest {
                             .setReason("maintenance").build())
                     .build())).get();
         }
-        try (KafkaConsumer<String, NodeStatus> consumer = infra.consumer()) {
-            consumer.subscribe(Set.of(Topics.NODE_STATUS.name()));
-            await().atMost(PATIENCE).until(() -> {
-                for (ConsumerRecord<String, NodeStatus> record : consumer.poll(Duration.ofMillis(200))) {
-                    if (node.equals(record.key()) && record.value().getPayload() instanceof NodeDrained) {
-                        return true;
-                    }
-                }
-                return false;
-            });
+        try (Tail<NodeStatus> status = new Tail<>(infra, Topics.NODE_STATUS)) {
+            await().atMost(PATIENCE).until(() -> !status.values(r -> node.equals(r.key())
+                    && r.value().getPayload() instanceof NodeDrained).isEmpty());
         }
         assertThat(system.api.job(id).toString()).contains("JobPreempted");
     }
@@ -196,12 +182,10 @@ class SystemEndToEndTest {
                     .setEventId(UUID.randomUUID().toString()).setOccurredAt(Instant.now()).setNodeId("n")
                     .setPayload(NodeDrained.newBuilder().setCluster(system.cluster).build()).build())).get();
         }
-        try (KafkaConsumer<String, DeadLetter> consumer = infra.consumer()) {
-            consumer.subscribe(Set.of(Topics.DEAD_LETTERS.name()));
-            boolean[] seen = new boolean[2];
+        try (Tail<DeadLetter> deadLetters = new Tail<>(infra, Topics.DEAD_LETTERS)) {
             await().atMost(PATIENCE).until(() -> {
-                for (ConsumerRecord<String, DeadLetter> record : consumer.poll(Duration.ofMillis(200))) {
-                    DeadLetter letter = record.value();
+                boolean[] seen = new boolean[2];
+                for (DeadLetter letter : deadLetters.values(r -> true)) {
                     if (!letter.getSourceTopic().equals(Topics.JOB_REQUESTS.name()) || letter.getReason().isBlank()) {
                         continue;
                     }
@@ -251,17 +235,14 @@ class SystemEndToEndTest {
 
         // From the log itself: every job placed exactly once, and no GPU held by two jobs at a time.
         Map<String, List<dev.allot.schemas.JobEvent>> byJob = new HashMap<>();
-        try (KafkaConsumer<String, dev.allot.schemas.JobEvent> consumer = infra.consumer()) {
-            consumer.subscribe(Set.of(Topics.JOB_EVENTS.name()));
-            await().atMost(PATIENCE).until(() -> {
-                consumer.poll(Duration.ofMillis(300)).forEach(r -> {
-                    if (ids.contains(r.key())) {
-                        byJob.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.value());
-                    }
-                });
-                return ids.stream().allMatch(id -> byJob.getOrDefault(id, List.of()).stream()
-                        .anyMatch(e -> e.getPayload() instanceof dev.allot.schemas.JobCompleted));
-            });
+        try (Tail<dev.allot.schemas.JobEvent> jobEvents = new Tail<>(infra, Topics.JOB_EVENTS)) {
+            await().atMost(PATIENCE).until(() -> ids.stream().allMatch(id -> jobEvents.values(r -> id.equals(r.key()))
+                    .stream().anyMatch(e -> e.getPayload() instanceof dev.allot.schemas.JobCompleted)));
+            for (ConsumerRecord<String, dev.allot.schemas.JobEvent> r : jobEvents.records()) {
+                if (ids.contains(r.key())) {
+                    byJob.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.value());
+                }
+            }
         }
         record Hold(String job, String gpu, long from, long to) {
         }

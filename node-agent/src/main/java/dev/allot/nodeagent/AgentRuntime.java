@@ -1,5 +1,6 @@
 package dev.allot.nodeagent;
 
+import dev.allot.edge.KafkaClients;
 import dev.allot.nodeagent.gpu.FakeGpuBackend;
 import dev.allot.nodeagent.gpu.GpuBackend;
 import dev.allot.nodeagent.gpu.NvidiaSmiBackend;
@@ -57,7 +58,8 @@ public class AgentRuntime {
             thread.setDaemon(true);
             return thread;
         });
-        reports = new KafkaAgentReports(bootstrapServers, registryUrl, "node-agent-" + agentId);
+        KafkaClients kafka = new KafkaClients(bootstrapServers, registryUrl);
+        reports = new KafkaAgentReports(kafka, "node-agent-" + agentId);
 
         List<String> nodeIds = nodeIds();
         GpuBackend[] backends = new GpuBackend[nodeIds.size()];
@@ -80,13 +82,12 @@ public class AgentRuntime {
                     state.nextEpoch(nodeIds.get(i), clock.millis())));
         }
         agent = new NodeAgent(nodes, state, reports, metrics, clock, timers, agentId);
-        commands = new CommandConsumer(bootstrapServers, registryUrl, "node-agent-" + agentId, agent, reports, metrics);
+        commands = new CommandConsumer(kafka, "node-agent-" + agentId, agent, reports, metrics);
         commands.positionAtEnd();
         warmUp();
         agent.register();
         Thread loop = new Thread(commands, "allot-agent-commands");
         loop.setDaemon(true);
-        loop.setContextClassLoader(AgentRuntime.class.getClassLoader()); // the Avro deserializer looks classes up there
         loop.start();
 
         every(config.heartbeatInterval(), agent::heartbeat, "heartbeat");

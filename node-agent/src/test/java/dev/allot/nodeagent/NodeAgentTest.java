@@ -18,9 +18,12 @@ import dev.allot.schemas.StartJob;
 import dev.allot.schemas.StopJob;
 import dev.allot.schemas.StopReason;
 import dev.allot.schemas.UsageReported;
+import dev.allot.schemas.NodeUndrained;
+import dev.allot.schemas.catalogue.EventSerdes;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfraTestResource;
 import dev.allot.testsupport.AllotInfrastructure;
+import dev.allot.testsupport.Tail;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -35,7 +38,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -57,10 +59,10 @@ class NodeAgentTest {
 
     private static AllotInfrastructure infra;
     private static KafkaProducer<String, NodeCommand> commands;
-    private static TopicRecorder<NodeStatus> nodeStatus;
-    private static TopicRecorder<JobEvent> jobEvents;
-    private static TopicRecorder<UsageReported> usage;
-    private static TopicRecorder<DeadLetter> deadLetters;
+    private static Tail<NodeStatus> nodeStatus;
+    private static Tail<JobEvent> jobEvents;
+    private static Tail<UsageReported> usage;
+    private static Tail<DeadLetter> deadLetters;
 
     @Inject
     AgentRuntime runtime;
@@ -69,14 +71,14 @@ class NodeAgentTest {
     static void connect() {
         infra = AllotInfrastructure.shared();
         commands = infra.producer();
-        nodeStatus = new TopicRecorder<>(infra.rawConsumer(), Topics.NODE_STATUS.name(), NodeStatus.class);
-        jobEvents = new TopicRecorder<>(infra.rawConsumer(), Topics.JOB_EVENTS.name(), JobEvent.class);
-        usage = new TopicRecorder<>(infra.rawConsumer(), Topics.USAGE.name(), UsageReported.class);
-        deadLetters = new TopicRecorder<>(infra.rawConsumer(), Topics.DEAD_LETTERS.name(), DeadLetter.class);
+        nodeStatus = new Tail<>(infra, Topics.NODE_STATUS);
+        jobEvents = new Tail<>(infra, Topics.JOB_EVENTS);
+        usage = new Tail<>(infra, Topics.USAGE);
+        deadLetters = new Tail<>(infra, Topics.DEAD_LETTERS);
     }
 
     @AfterAll
-    static void disconnect() {
+    static void disconnect() throws InterruptedException {
         commands.close();
         nodeStatus.close();
         jobEvents.close();
@@ -283,12 +285,14 @@ class NodeAgentTest {
     void givenGarbageBytes_whenOnNodeCommands_thenDeadLetteredAndAgentKeepsWorking() {
         byte[] garbage = ("not avro " + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8);
         byte[] unknownSchema = {0, 0x7f, 0x7f, 0x7f, 0x7f, 1, 2, 3};
-        // Well-formed Avro under a registered schema, but not the topic's: a NodeStatus as the agent wrote it.
-        await().atMost(WAIT).until(() -> !nodeStatus.records().isEmpty());
-        byte[] wrongSchema = nodeStatus.records().get(0).raw();
+        // Well-formed Avro under a registered schema, but not the topic's: a NodeStatus.
+        byte[] wrongSchema = EventSerdes.<NodeStatus>valueSerializer(infra.registryUrl()).serialize(
+                Topics.NODE_STATUS.name(), NodeStatus.newBuilder().setEventId(UUID.randomUUID().toString())
+                        .setOccurredAt(Instant.now()).setNodeId(NODE)
+                        .setPayload(NodeUndrained.newBuilder().setCluster("test").setRequestedBy("test").build())
+                        .build());
         double deadBefore = runtime.metrics().deadLetterCount();
-        try (KafkaProducer<byte[], byte[]> raw = new KafkaProducer<>(Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, infra.bootstrapServers()),
+        try (KafkaProducer<byte[], byte[]> raw = new KafkaProducer<>(infra.clients().producerConfig("test-raw"),
                 new ByteArraySerializer(), new ByteArraySerializer())) {
             raw.send(new ProducerRecord<>(Topics.NODE_COMMANDS.name(), NODE.getBytes(StandardCharsets.UTF_8), garbage));
             raw.send(new ProducerRecord<>(Topics.NODE_COMMANDS.name(), NODE.getBytes(StandardCharsets.UTF_8), unknownSchema));
@@ -307,10 +311,14 @@ class NodeAgentTest {
                 assertThat(letter.getReason()).startsWith("undecodable node command");
                 assertThat(bytes(letter.getKey())).isEqualTo(NODE.getBytes(StandardCharsets.UTF_8));
             });
-            assertThat(letters).anySatisfy(letter -> assertThat(bytes(letter.getValue())).isEqualTo(unknownSchema));
+            assertThat(letters).anySatisfy(letter -> {
+                assertThat(bytes(letter.getValue())).isEqualTo(unknownSchema);
+                assertThat(letter.getReason()).contains("unknown schema content id " + 0x7f7f7f7f);
+            });
             assertThat(letters).anySatisfy(letter -> {
                 assertThat(bytes(letter.getValue())).isEqualTo(wrongSchema);
-                assertThat(letter.getReason()).contains("not a NodeCommand but a dev.allot.schemas.NodeStatus");
+                assertThat(letter.getReason()).contains("schema-invalid: written as dev.allot.schemas.NodeStatus")
+                        .contains("expected dev.allot.schemas.NodeCommand");
             });
         });
         assertThat(runtime.metrics().deadLetterCount()).isEqualTo(deadBefore + 3);

@@ -1,6 +1,7 @@
 package dev.allot.testsupport;
 
-import dev.allot.schemas.catalogue.EventSerdes;
+import dev.allot.edge.EventReader;
+import dev.allot.edge.KafkaClients;
 import dev.allot.schemas.catalogue.Topic;
 import dev.allot.schemas.catalogue.TopicCreator;
 import dev.allot.schemas.catalogue.Topics;
@@ -8,24 +9,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
@@ -41,11 +36,13 @@ public final class AllotInfrastructure {
     private final KafkaClusterTestKit kafka;
     private final SchemaRegistryProcess registry;
     private final Duration startup;
+    private final KafkaClients clients;
 
     private AllotInfrastructure(KafkaClusterTestKit kafka, SchemaRegistryProcess registry, Duration startup) {
         this.kafka = kafka;
         this.registry = registry;
         this.startup = startup;
+        this.clients = new KafkaClients(kafka.bootstrapServers(), registry.url());
     }
 
     /** The JVM-wide instance, started on first use (broker and registry start in parallel). */
@@ -157,54 +154,38 @@ public final class AllotInfrastructure {
         return fresh;
     }
 
-    public Admin admin() {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+    /** The edge's client builder for this broker and registry (one shared {@link EventReader}). */
+    public KafkaClients clients() {
+        return clients;
     }
 
-    public Properties clientProperties() {
-        Properties properties = new Properties();
-        properties.put("bootstrap.servers", bootstrapServers());
-        properties.putAll(EventSerdes.registryConfig(registryUrl()));
-        return properties;
+    public Admin admin() {
+        return clients.admin();
     }
 
     /** A producer of Avro values through the registry, in the Confluent wire format. */
     public <V extends SpecificRecord> KafkaProducer<String, V> producer() {
-        Map<String, Object> config = new HashMap<>(EventSerdes.registryConfig(registryUrl()));
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
-        config.put(ProducerConfig.LINGER_MS_CONFIG, 0);
-        return new KafkaProducer<>(config, new StringSerializer(), EventSerdes.<V>valueSerializer(registryUrl()));
-    }
-
-    /** A consumer of Avro values from the beginning of the log, in a group of its own. */
-    public <V extends SpecificRecord> KafkaConsumer<String, V> consumer() {
-        return new KafkaConsumer<>(consumerConfig(), new StringDeserializer(),
-                EventSerdes.<V>valueDeserializer(registryUrl()));
+        return clients.eventProducer(uniqueId("test-producer"), Map.of(ProducerConfig.LINGER_MS_CONFIG, 0));
     }
 
     /**
-     * A consumer of one event type, decoded by {@link dev.allot.schemas.catalogue.EventDeserializer}:
-     * use this one inside Quarkus tests (Apicurio's own specific reader trips on their class loaders).
+     * A consumer of one event type from the beginning of the log, in a group of its own, decoded by the edge's
+     * {@link EventReader} (works inside Quarkus tests too: classes come from {@code type}'s class loader).
      */
     public <V extends SpecificRecord> KafkaConsumer<String, V> consumer(Class<V> type) {
-        return new KafkaConsumer<>(consumerConfig(), new StringDeserializer(),
-                EventSerdes.valueDeserializer(type, registryUrl()));
+        String group = uniqueId("test");
+        return clients.eventConsumer(type, group, Map.of(ConsumerConfig.GROUP_ID_CONFIG, group));
     }
 
-    /** A consumer of raw bytes, to look at the wire format. */
+    /** A consumer of raw bytes from the beginning of the log, in a group of its own. */
     public KafkaConsumer<byte[], byte[]> rawConsumer() {
-        return new KafkaConsumer<>(consumerConfig(), new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        String group = uniqueId("test");
+        return clients.consumer(group, Map.of(ConsumerConfig.GROUP_ID_CONFIG, group));
     }
 
-    private Map<String, Object> consumerConfig() {
-        Map<String, Object> config = new HashMap<>();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-        config.put(ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID());
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        return config;
+    /** Client ids and groups of their own: no two test clients share JMX names or offsets. */
+    private static String uniqueId(String prefix) {
+        return prefix + "-" + UUID.randomUUID();
     }
 
     /** Polls until {@code count} records arrived or the timeout passed; returns what arrived. */

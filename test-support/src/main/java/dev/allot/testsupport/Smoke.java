@@ -1,28 +1,23 @@
 package dev.allot.testsupport;
 
+import dev.allot.edge.KafkaClients;
 import dev.allot.schemas.JobRequest;
 import dev.allot.schemas.JobSubmitted;
-import dev.allot.schemas.catalogue.EventSerdes;
 import dev.allot.schemas.catalogue.Topic;
 import dev.allot.schemas.catalogue.TopicCreator;
 import dev.allot.schemas.catalogue.Topics;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * {@code bin/allot smoke}: produces one JobSubmitted through the local broker and registry to a
@@ -36,17 +31,18 @@ public final class Smoke {
         String registry = args.length > 1 ? args[1] : "http://127.0.0.1:8080";
         Topic<String, JobRequest> topic = new Topic<>("allot-smoke-" + UUID.randomUUID().toString().substring(0, 8),
                 String.class, JobRequest.class, 1, Topic.CleanupPolicy.DELETE, "job id");
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        KafkaClients kafka = new KafkaClients(bootstrap, registry);
+        try (Admin admin = kafka.admin()) {
             TopicCreator.createTopics(admin, List.of(topic), (short) 1);
             try {
-                run(bootstrap, registry, topic);
+                run(kafka, topic);
             } finally {
                 admin.deleteTopics(List.of(topic.name())).all().get();
             }
         }
     }
 
-    private static void run(String bootstrap, String registry, Topic<String, JobRequest> topic) throws Exception {
+    private static void run(KafkaClients kafka, Topic<String, JobRequest> topic) throws Exception {
         Instant now = Instant.now();
         JobRequest sent = JobRequest.newBuilder().setEventId(UUID.randomUUID().toString()).setOccurredAt(now)
                 .setPayload(JobSubmitted.newBuilder().setJobId("smoke-" + now.toEpochMilli()).setBudget("smoke/team")
@@ -54,19 +50,12 @@ public final class Smoke {
                         .setGpusPerReplica(1).setMinRuntimeSeconds(0).setResumable(false)
                         .setCommand(List.of("true")).setExpectedDurationSeconds(null).setSubmittedAt(now).build())
                 .build();
-        Map<String, Object> producerConfig = new HashMap<>(EventSerdes.registryConfig(registry));
-        producerConfig.put("bootstrap.servers", bootstrap);
         long began = System.nanoTime();
-        try (KafkaProducer<String, JobRequest> producer = new KafkaProducer<>(producerConfig, new StringSerializer(),
-                EventSerdes.<JobRequest>valueSerializer(registry))) {
+        try (KafkaProducer<String, JobRequest> producer = kafka.eventProducer("allot-smoke", Map.of())) {
             producer.send(new ProducerRecord<>(topic.name(), "smoke", sent)).get();
         }
-        Map<String, Object> consumerConfig = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.GROUP_ID_CONFIG, "smoke-" + UUID.randomUUID(),
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerConfig, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
-            consumer.subscribe(Set.of(topic.name()));
+        try (KafkaConsumer<byte[], byte[]> consumer = kafka.consumer("allot-smoke",
+                Map.of(ConsumerConfig.GROUP_ID_CONFIG, "smoke-" + UUID.randomUUID()))) {
             List<ConsumerRecord<byte[], byte[]>> records =
                     AllotInfrastructure.pollUntil(consumer, topic.name(), 1, Duration.ofSeconds(30));
             if (records.isEmpty()) {
@@ -77,7 +66,7 @@ public final class Smoke {
             if (bytes[0] != 0) {
                 throw new IllegalStateException("magic byte is " + bytes[0] + ", expected 0");
             }
-            var schema = new ConfluentCompatClient(registry + "/apis/ccompat/v7").schemaById(id);
+            var schema = new ConfluentCompatClient(kafka.registryUrl() + "/apis/ccompat/v7").schemaById(id);
             if (!schema.equals(JobRequest.getClassSchema())) {
                 throw new IllegalStateException("schema " + id + " from the registry differs from JobRequest's");
             }

@@ -31,7 +31,7 @@ class InfrastructureTest {
             producer.send(new ProducerRecord<>(topic.name(), "job-1", sent)).get();
         }
         List<ConsumerRecord<String, JobRequest>> received;
-        try (KafkaConsumer<String, JobRequest> consumer = infra.consumer()) {
+        try (KafkaConsumer<String, JobRequest> consumer = infra.consumer(JobRequest.class)) {
             received = AllotInfrastructure.pollUntil(consumer, topic.name(), 1, Duration.ofSeconds(30));
         }
 

@@ -1,32 +1,34 @@
 package dev.allot.nodeagent.kafka;
 
+import dev.allot.edge.EventReader;
+import dev.allot.edge.InvalidRecord;
+import dev.allot.edge.KafkaClients;
+import dev.allot.edge.Redelivery;
+import dev.allot.edge.RegistryUnavailable;
 import dev.allot.nodeagent.AgentMetrics;
 import dev.allot.nodeagent.AgentReports;
 import dev.allot.nodeagent.NodeAgent;
 import dev.allot.schemas.NodeCommand;
+import dev.allot.schemas.StartJob;
+import dev.allot.schemas.StopJob;
+import dev.allot.schemas.StopReason;
 import dev.allot.schemas.catalogue.DeadLetters;
-import dev.allot.schemas.catalogue.EventSerdes;
 import dev.allot.schemas.catalogue.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import io.apicurio.registry.serde.avro.AvroKafkaDeserializer;
-import io.apicurio.registry.serde.avro.AvroSerdeConfig;
-import org.apache.avro.generic.GenericRecord;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.Deserializer;
 import org.jboss.logging.Logger;
 
 /**
@@ -37,16 +39,18 @@ import org.jboss.logging.Logger;
  * this incarnation carries the new epoch, which the scheduler can only know from that registration, so
  * nothing meant for it is skipped, and older commands (stale by epoch anyway) are never replayed. Other
  * nodes' records are skipped by key without decoding. Records keyed for a hosted node (or without a key)
- * that cannot be decoded into a NodeCommand go to dead-letters with the reason; the loop goes on.
+ * that cannot be decoded into a NodeCommand go to dead-letters with the reason; the loop goes on. A command
+ * that cannot be read because the registry does not answer is read again after a pause, never dead-lettered.
  */
 public final class CommandConsumer implements Runnable, AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(CommandConsumer.class);
     public static final String CONSUMER_NAME = "node-agent";
 
+    private static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
+
     private final KafkaConsumer<byte[], byte[]> consumer;
-    private final Deserializer<Object> deserializer;
-    private final NodeCommandDecoder decoder = new NodeCommandDecoder();
+    private final EventReader reader;
     private final NodeAgent agent;
     private final AgentReports reports;
     private final AgentMetrics metrics;
@@ -56,22 +60,11 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
     private volatile boolean positioned;
     private volatile Thread thread;
 
-    public CommandConsumer(String bootstrapServers, String registryUrl, String clientId, NodeAgent agent,
-                           AgentReports reports, AgentMetrics metrics) {
-        Map<String, Object> config = new HashMap<>();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        config.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
-        this.consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
-        // Generic reader: the registry deserializer only frames the record and finds the writer schema; the
-        // NodeCommandDecoder resolves it against our NodeCommand (see there why).
-        Map<String, Object> serde = new HashMap<>(EventSerdes.registryConfig(registryUrl));
-        serde.put(AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, false);
-        AvroKafkaDeserializer<Object> generic = new AvroKafkaDeserializer<>();
-        generic.configure(serde, false);
-        this.deserializer = generic;
+    public CommandConsumer(KafkaClients kafka, String clientId, NodeAgent agent, AgentReports reports,
+                           AgentMetrics metrics) {
+        // "latest": should the position ever be lost (out of range), never replay old commands.
+        this.consumer = kafka.consumer(clientId, Map.of(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest"));
+        this.reader = kafka.reader();
         this.agent = agent;
         this.reports = reports;
         this.metrics = metrics;
@@ -94,17 +87,11 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
     /** Decodes a command built here, to load and compile the decoding path before the first real one. */
     public void warmUp() {
         try {
-            NodeCommand sample = NodeCommand.newBuilder().setEventId("warm-up").setOccurredAt(Instant.now())
-                    .setPayload(dev.allot.schemas.StopJob.newBuilder().setJobId("warm-up").setNodeId("warm-up")
-                            .setNodeEpoch(0).setReason(dev.allot.schemas.StopReason.PREEMPTED).build())
-                    .build();
-            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-            out.write(new byte[5]); // wire header, as the registry serializer writes it
-            org.apache.avro.io.BinaryEncoder encoder = org.apache.avro.io.EncoderFactory.get().binaryEncoder(out, null);
-            new org.apache.avro.specific.SpecificDatumWriter<>(NodeCommand.class).write(sample, encoder);
-            encoder.flush();
-            decoder.decode(NodeCommand.getClassSchema(), out.toByteArray());
-        } catch (Exception e) {
+            reader.warmUp(NodeCommand.newBuilder().setEventId("warm-up").setOccurredAt(Instant.now())
+                    .setPayload(StopJob.newBuilder().setJobId("warm-up").setNodeId("warm-up")
+                            .setNodeEpoch(0).setReason(StopReason.PREEMPTED).build())
+                    .build());
+        } catch (RuntimeException e) {
             LOG.debugf("warm-up decode failed: %s", e.toString());
         }
     }
@@ -119,8 +106,18 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
         thread = Thread.currentThread();
         try {
             while (running) {
-                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-                    process(record);
+                ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(200));
+                for (ConsumerRecord<byte[], byte[]> record : batch) {
+                    try {
+                        process(record);
+                    } catch (RegistryUnavailable e) {
+                        // not the command's fault: read it again, after a pause, rather than dead-letter it
+                        LOG.warnf("cannot read %s-%d@%d yet: %s; retrying", topic, record.partition(),
+                                record.offset(), e.getMessage());
+                        Redelivery.seekBack(consumer, batch, record);
+                        pause(RETRY_PAUSE);
+                        break;
+                    }
                 }
             }
         } catch (WakeupException e) {
@@ -135,6 +132,7 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
         }
     }
 
+    /** @throws RegistryUnavailable the command could not be read yet; the caller reads it again later */
     void process(ConsumerRecord<byte[], byte[]> record) {
         String key = record.key() == null ? null : new String(record.key(), StandardCharsets.UTF_8);
         if (key != null && !agent.hosts(key)) {
@@ -143,20 +141,12 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
         NodeCommand command;
         long receivedAt = System.currentTimeMillis();
         try {
-            if (record.value() == null) {
-                throw new IllegalArgumentException("null value");
-            }
-            Object value = deserializer.deserialize(topic, record.value());
-            if (!(value instanceof GenericRecord generic)) {
-                throw new IllegalArgumentException("not an Avro record: "
-                        + (value == null ? "null" : value.getClass().getName()));
-            }
-            command = decoder.decode(generic.getSchema(), record.value());
+            command = reader.read(Topics.NODE_COMMANDS, record.value());
             if (LOG.isDebugEnabled()) {
                 LOG.debugf("command %s received %d ms after it was produced, decoded in %d ms", command.getEventId(),
                         receivedAt - record.timestamp(), System.currentTimeMillis() - receivedAt);
             }
-        } catch (RuntimeException e) {
+        } catch (InvalidRecord e) {
             deadLetter(record, "undecodable node command: " + DeadLetters.reasonOf(e));
             return;
         }
@@ -176,10 +166,10 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
 
     private static String nodeOf(NodeCommand command) {
         Object payload = command.getPayload();
-        if (payload instanceof dev.allot.schemas.StartJob start) {
+        if (payload instanceof StartJob start) {
             return start.getNodeId();
         }
-        if (payload instanceof dev.allot.schemas.StopJob stop) {
+        if (payload instanceof StopJob stop) {
             return stop.getNodeId();
         }
         return "?";
@@ -198,6 +188,14 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
         metrics.deadLettered();
         reports.deadLetter(DeadLetters.of(topic, record.partition(), record.offset(), record.key(), record.value(),
                 reason, CONSUMER_NAME, Instant.now()));
+    }
+
+    private static void pause(Duration duration) {
+        try {
+            Thread.sleep(duration.toMillis()); // back-off before asking the registry again, not synchronisation
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override

@@ -1,41 +1,32 @@
 package dev.allot.nodeagent.kafka;
 
+import dev.allot.edge.KafkaClients;
 import dev.allot.nodeagent.AgentReports;
 import dev.allot.schemas.DeadLetter;
 import dev.allot.schemas.JobEvent;
 import dev.allot.schemas.NodeStatus;
 import dev.allot.schemas.UsageReported;
-import dev.allot.schemas.catalogue.EventSerdes;
 import dev.allot.schemas.catalogue.Topics;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.jboss.logging.Logger;
 
-/** Publishes the agent's reports: one idempotent producer, Avro values through the registry. */
+/** Publishes the agent's reports: one idempotent producer (acks=all), Avro values through the registry. */
 public final class KafkaAgentReports implements AgentReports, AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(KafkaAgentReports.class);
 
     private final KafkaProducer<String, SpecificRecord> producer;
 
-    public KafkaAgentReports(String bootstrapServers, String registryUrl, String clientId) {
-        Map<String, Object> config = new HashMap<>(EventSerdes.registryConfig(registryUrl));
-        config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        config.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        config.put(ProducerConfig.ACKS_CONFIG, "all");
-        config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        config.put(ProducerConfig.LINGER_MS_CONFIG, 1);
+    public KafkaAgentReports(KafkaClients kafka, String clientId) {
         // Reports are facts the scheduler and accounting need (exits, GPU-seconds): ride out a broker outage
         // of up to 10 minutes rather than drop them after the default 2.
-        config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 600_000);
-        this.producer = new KafkaProducer<>(config, new StringSerializer(), EventSerdes.valueSerializer(registryUrl));
+        this.producer = kafka.eventProducer(clientId, Map.of(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 600_000));
     }
 
     @Override
