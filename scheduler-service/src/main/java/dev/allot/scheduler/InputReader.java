@@ -1,22 +1,31 @@
 package dev.allot.scheduler;
 
-import dev.allot.schemas.BudgetEvent;
-import dev.allot.schemas.BudgetUsage;
-import dev.allot.schemas.JobEvent;
-import dev.allot.schemas.JobRequest;
-import dev.allot.schemas.NodeStatus;
+import dev.allot.edge.EventReader;
+import dev.allot.edge.InvalidRecord;
 import dev.allot.schemas.catalogue.DeadLetters;
+import dev.allot.schemas.catalogue.Topic;
 import dev.allot.schemas.catalogue.Topics;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
- * The one place where input bytes are read: bytes of an input topic → the topic's typed event →
- * {@link Input}s ({@link RecordMapper}), or the reason the record is a dead letter. A registry that
- * does not answer is not the record's fault: that error propagates and the loop retries from the log.
+ * The one place where input bytes are read: bytes of an input topic → the topic's typed event (the
+ * edge's {@link EventReader}) → {@link Input}s ({@link RecordMapper}), or the reason the record is a
+ * dead letter. A registry that does not answer ({@code RegistryUnavailable}) is not the record's
+ * fault: it propagates, and the loop rebuilds and reads the record again.
  */
 final class InputReader {
+
+    /** The topics the scheduler reads, budgets first: on a first start facts are read before submissions. */
+    static final List<Topic<String, ? extends SpecificRecord>> INPUT_TOPICS = List.of(Topics.BUDGETS,
+            Topics.NODE_STATUS, Topics.BUDGET_USAGE, Topics.JOB_EVENTS, Topics.JOB_REQUESTS);
+
+    private static final Map<String, Topic<String, ? extends SpecificRecord>> BY_NAME = INPUT_TOPICS.stream()
+            .collect(Collectors.toMap(Topic::name, Function.identity()));
 
     /** What one record means: inputs to apply, or a dead letter. */
     sealed interface Read {
@@ -27,19 +36,23 @@ final class InputReader {
         }
     }
 
-    private final AvroDecoder decoder;
+    private final EventReader reader;
     private final RecordMapper mapper;
 
-    InputReader(String registryUrl, String cluster) {
-        this.decoder = new AvroDecoder(registryUrl);
+    InputReader(EventReader reader, String cluster) {
+        this.reader = reader;
         this.mapper = new RecordMapper(cluster);
     }
 
     Read read(String topic, byte[] bytes, long now, Predicate<String> knowsJob) {
+        Topic<String, ? extends SpecificRecord> input = BY_NAME.get(topic);
+        if (input == null) {
+            throw new IllegalStateException("not an input topic: " + topic);
+        }
         SpecificRecord event;
         try {
-            event = decode(topic, bytes);
-        } catch (AvroDecoder.InvalidBytes e) {
+            event = reader.read(input, bytes);
+        } catch (InvalidRecord e) {
             return new Read.DeadLetter("cannot deserialise: " + DeadLetters.reasonOf(e));
         }
         try {
@@ -49,24 +62,5 @@ final class InputReader {
         } catch (RuntimeException e) {
             return new Read.DeadLetter("cannot map: " + DeadLetters.reasonOf(e));
         }
-    }
-
-    private SpecificRecord decode(String topic, byte[] bytes) {
-        if (topic.equals(Topics.JOB_REQUESTS.name())) {
-            return decoder.decode(bytes, JobRequest.class, JobRequest.getClassSchema());
-        }
-        if (topic.equals(Topics.BUDGETS.name())) {
-            return decoder.decode(bytes, BudgetEvent.class, BudgetEvent.getClassSchema());
-        }
-        if (topic.equals(Topics.NODE_STATUS.name())) {
-            return decoder.decode(bytes, NodeStatus.class, NodeStatus.getClassSchema());
-        }
-        if (topic.equals(Topics.BUDGET_USAGE.name())) {
-            return decoder.decode(bytes, BudgetUsage.class, BudgetUsage.getClassSchema());
-        }
-        if (topic.equals(Topics.JOB_EVENTS.name())) {
-            return decoder.decode(bytes, JobEvent.class, JobEvent.getClassSchema());
-        }
-        throw new IllegalStateException("not an input topic: " + topic);
     }
 }

@@ -33,21 +33,23 @@ final class Recovery {
     }
 
     private final Settings settings;
+    private final SchedulerClients clients;
 
-    Recovery(Settings settings) {
+    Recovery(Settings settings, SchedulerClients clients) {
         this.settings = settings;
+        this.clients = clients;
     }
 
     /** The journal topic (delete, retention -1, one partition, 16 MiB records), created if missing. */
     void ensureJournal() {
         String topic = settings.journalTopic();
-        try (Admin admin = KafkaClients.admin(settings)) {
+        try (Admin admin = clients.admin()) {
             if (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
                 return;
             }
             NewTopic journal = new NewTopic(topic, Optional.of(1), Optional.empty()).configs(Map.of(
                     "cleanup.policy", "delete", "retention.ms", "-1",
-                    "max.message.bytes", String.valueOf(KafkaClients.MAX_RECORD_BYTES)));
+                    "max.message.bytes", String.valueOf(SchedulerClients.MAX_RECORD_BYTES)));
             admin.createTopics(List.of(journal)).all().get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
@@ -74,7 +76,7 @@ final class Recovery {
         long began = System.nanoTime();
         Projection projection = new Projection(settings);
         long entries = 0;
-        try (KafkaConsumer<byte[], byte[]> journal = KafkaClients.consumer(settings, null)) {
+        try (KafkaConsumer<byte[], byte[]> journal = clients.journalConsumer()) {
             TopicPartition tp = new TopicPartition(settings.journalTopic(), 0);
             journal.assign(List.of(tp));
             journal.seekToBeginning(List.of(tp));

@@ -2,6 +2,7 @@ package dev.allot.scheduler;
 
 import dev.allot.core.ReplicaPlacement;
 import dev.allot.schemas.catalogue.DeadLetters;
+import dev.allot.schemas.catalogue.Topic;
 import dev.allot.schemas.catalogue.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
@@ -31,8 +32,8 @@ import org.jboss.logging.Logger;
 /**
  * The scheduler's Kafka loop for one cluster, on a thread of its own: rebuild ({@link Recovery}),
  * then poll → read ({@link InputReader}) → apply ({@link Projection}) → pass → one transaction
- * (journal entry, commands, decisions, dead letters, input offsets). Plain Kafka clients
- * ({@link KafkaClients}), so that what is committed together is exactly what we say.
+ * (journal entry, commands, decisions, dead letters, input offsets). Plain Kafka clients built by
+ * the shared edge ({@link SchedulerClients}), so that what is committed together is exactly what we say.
  *
  * <p>On start the loop fences any older instance ({@code initTransactions} with the cluster's
  * transactional id), rebuilds the projection from the journal, and resumes every input from the
@@ -52,11 +53,9 @@ public final class SchedulerLoop implements Runnable {
         }
     }
 
-    private static final List<String> INPUT_TOPICS = List.of(Topics.BUDGETS.name(), Topics.NODE_STATUS.name(),
-            Topics.BUDGET_USAGE.name(), Topics.JOB_EVENTS.name(), Topics.JOB_REQUESTS.name());
-
     private final Settings settings;
     private final LoopMetrics metrics;
+    private final SchedulerClients clients;
     private final Serializer<SpecificRecord> serializer;
     private final InputReader reader;
     private final Recovery recovery;
@@ -70,9 +69,10 @@ public final class SchedulerLoop implements Runnable {
         this.settings = settings;
         this.status = Status.initial(settings.cluster());
         this.metrics = new LoopMetrics(registry, settings.cluster(), () -> status);
-        this.serializer = KafkaClients.valueSerializer(settings);
-        this.reader = new InputReader(settings.registryUrl(), settings.cluster());
-        this.recovery = new Recovery(settings);
+        this.clients = new SchedulerClients(settings);
+        this.serializer = clients.valueSerializer();
+        this.reader = new InputReader(clients.reader(), settings.cluster());
+        this.recovery = new Recovery(settings, clients);
     }
 
     public Status status() {
@@ -89,7 +89,7 @@ public final class SchedulerLoop implements Runnable {
         }
         thread = new Thread(this, "allot-scheduler-" + settings.cluster());
         thread.setDaemon(true);
-        // The Avro deserialiser resolves record classes through the context class loader: make it ours
+        // Avro (the registry serializer) resolves record classes through the context class loader: make it ours
         // (under Quarkus tests the creating thread's may be the JDK's application loader).
         thread.setContextClassLoader(SchedulerLoop.class.getClassLoader());
         thread.start();
@@ -166,8 +166,8 @@ public final class SchedulerLoop implements Runnable {
     private void runInstance() {
         setPhase(Phase.STARTING);
         recovery.ensureJournal();
-        try (KafkaProducer<String, byte[]> producer = KafkaClients.transactionalProducer(settings);
-                KafkaConsumer<byte[], byte[]> consumer = KafkaClients.consumer(settings, settings.groupId())) {
+        try (KafkaProducer<String, byte[]> producer = clients.transactionalProducer();
+                KafkaConsumer<byte[], byte[]> consumer = clients.inputConsumer()) {
             producer.initTransactions(); // fences an older instance and aborts its open transaction
             setPhase(Phase.REPLAYING);
             Recovery.Rebuilt rebuilt = recovery.rebuild();
@@ -327,9 +327,9 @@ public final class SchedulerLoop implements Runnable {
     /** Every partition of the input topics, from the committed offsets (from the beginning on a first start). */
     private void assignInputs(KafkaConsumer<byte[], byte[]> consumer) {
         List<TopicPartition> partitions = new ArrayList<>();
-        for (String topic : INPUT_TOPICS) {
-            for (PartitionInfo p : consumer.partitionsFor(topic)) {
-                partitions.add(new TopicPartition(topic, p.partition()));
+        for (Topic<String, ?> topic : InputReader.INPUT_TOPICS) {
+            for (PartitionInfo p : consumer.partitionsFor(topic.name())) {
+                partitions.add(new TopicPartition(topic.name(), p.partition()));
             }
         }
         consumer.assign(partitions);
