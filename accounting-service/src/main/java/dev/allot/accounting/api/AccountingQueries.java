@@ -17,6 +17,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.function.Function;
+import dev.allot.edge.RegistryUnavailable;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
@@ -68,6 +69,8 @@ public class AccountingQueries {
             return Response.ok(query.apply(StoreViews.view(streams, cluster, config.settings(), budgetReader()))).build();
         } catch (InvalidStateStoreException notReady) {
             return unavailable("stores not queryable yet: " + notReady.getMessage());
+        } catch (RegistryUnavailable registry) {
+            return unavailable("budget records cannot be read yet: " + registry.getMessage());
         }
     }
 

@@ -56,7 +56,7 @@ public final class Intake {
         return new Result(new Fact(Fact.Kind.USAGE, u.getCluster(), u.getAccount(),
                 u.getIntervalStart().toEpochMilli(), u.getIntervalEnd().toEpochMilli(), gs,
                 u.getChargeMode() != ChargeMode.UNALLOCATED, u.getJobId(), u.getNodeId(), u.getGpus(),
-                s.topic(), s.partition(), s.offset(), s.key(), s.value()), null);
+                s.topic(), s.partition(), s.offset()), null);
     }
 
     public static Result demand(AccountDemand d, Source s) {
@@ -72,7 +72,7 @@ public final class Intake {
         }
         return new Result(new Fact(Fact.Kind.DEMAND, d.getCluster(), d.getAccount(),
                 d.getIntervalStart().toEpochMilli(), d.getIntervalEnd().toEpochMilli(), d.getDemandedGpus(), false,
-                null, null, 0, s.topic(), s.partition(), s.offset(), s.key(), s.value()), null);
+                null, null, 0, s.topic(), s.partition(), s.offset()), null);
     }
 
     /** Only registrations matter: a node's GPU count (latest registration per node) makes cluster capacity. */
@@ -92,7 +92,7 @@ public final class Intake {
         }
         long at = n.getOccurredAt().toEpochMilli();
         return new Result(new Fact(Fact.Kind.NODE, r.getCluster(), "", at, at, 0, false, null, n.getNodeId(),
-                r.getGpuCount(), s.topic(), s.partition(), s.offset(), s.key(), s.value()), null);
+                r.getGpuCount(), s.topic(), s.partition(), s.offset()), null);
     }
 
     private static String names(String cluster, String account) {

@@ -9,7 +9,9 @@ import dev.allot.accounting.book.MemoryRowStore;
 import dev.allot.accounting.book.Row;
 import dev.allot.accounting.book.UsageBook;
 import dev.allot.accounting.streams.AccountingTopics;
-import dev.allot.schemas.catalogue.EventDeserializer;
+import dev.allot.edge.EventReader;
+import dev.allot.edge.KafkaClients;
+import dev.allot.edge.RegistryUnavailable;
 import dev.allot.core.budget.BudgetTree;
 import dev.allot.schemas.AccountDemand;
 import dev.allot.schemas.BudgetEvent;
@@ -27,16 +29,18 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Audit replay: reads the log from the beginning (up to where it ends now) into a fresh in-memory
  * projection built by the same code as the live service ({@link Intake}, {@link UsageBook},
- * {@link AccountingView}). Needs only the broker and the registry.
+ * {@link AccountingView}), values read by the edge's {@link EventReader}. Needs only the broker and the registry;
+ * if the registry does not answer, the replay fails ({@link RegistryUnavailable}) rather than count records as
+ * rejected.
  *
  * <p>Agreement with the live service: records the live service dead-lettered as too late (found in
  * the dead-letters topic by source topic, partition and offset) are left out here too, since lateness
@@ -50,15 +54,13 @@ public final class Replay {
                          Duration took) {
     }
 
-    private final String bootstrap;
-    private final String registry;
+    private final KafkaClients kafka;
     private final AccountingTopics topics;
     private final long windowMillis;
     private final PrintStream progress;
 
     public Replay(String bootstrap, String registry, AccountingTopics topics, long windowMillis, PrintStream progress) {
-        this.bootstrap = bootstrap;
-        this.registry = registry;
+        this.kafka = new KafkaClients(bootstrap, registry);
         this.topics = topics;
         this.windowMillis = windowMillis;
         this.progress = progress;
@@ -69,11 +71,7 @@ public final class Replay {
         Map<String, BudgetEvent> budgets = new TreeMap<>();
         Map<String, Fact> nodes = new HashMap<>();
         Set<String> tooLate = new HashSet<>();
-        var budgetDe = new EventDeserializer<>(BudgetEvent.class, registry);
-        var nodeDe = new EventDeserializer<>(NodeStatus.class, registry);
-        var deadDe = new EventDeserializer<>(DeadLetter.class, registry);
-        var usageDe = new EventDeserializer<>(UsageReported.class, registry);
-        var demandDe = new EventDeserializer<>(AccountDemand.class, registry);
+        EventReader reader = kafka.reader();
         long[] counts = new long[4]; // records, booked, rejected, excluded
 
         // Pass 1: the small topics (tree, capacity, what the live service dead-lettered as too late).
@@ -85,19 +83,21 @@ public final class Replay {
                     if (r.value() == null) {
                         budgets.remove(key);
                     } else {
-                        budgets.put(key, budgetDe.deserialize(r.topic(), r.value()));
+                        budgets.put(key, reader.read(r.value(), BudgetEvent.class));
                     }
                 } else if (r.topic().equals(topics.nodeStatus())) {
-                    Intake.Result res = Intake.node(nodeDe.deserialize(r.topic(), r.value()), source(r));
+                    Intake.Result res = Intake.node(reader.read(r.value(), NodeStatus.class), source(r));
                     if (res.fact() != null) {
                         nodes.put(res.fact().nodeId(), res.fact());
                     }
                 } else {
-                    DeadLetter d = deadDe.deserialize(r.topic(), r.value());
+                    DeadLetter d = reader.read(r.value(), DeadLetter.class);
                     if (d.getReason().startsWith("too late") && "accounting-service".equals(d.getConsumer())) {
                         tooLate.add(d.getSourceTopic() + "/" + d.getPartition() + "/" + d.getOffset());
                     }
                 }
+            } catch (RegistryUnavailable e) {
+                throw e; // an audit that skipped what it could not read would be wrong: fail, to be run again
             } catch (RuntimeException undecodable) {
                 counts[2]++;
             }
@@ -112,8 +112,10 @@ public final class Replay {
             Intake.Result res;
             try {
                 res = r.topic().equals(topics.usage())
-                        ? Intake.usage(usageDe.deserialize(r.topic(), r.value()), source(r))
-                        : Intake.demand(demandDe.deserialize(r.topic(), r.value()), source(r));
+                        ? Intake.usage(reader.read(r.value(), UsageReported.class), source(r))
+                        : Intake.demand(reader.read(r.value(), AccountDemand.class), source(r));
+            } catch (RegistryUnavailable e) {
+                throw e;
             } catch (RuntimeException malformed) {
                 counts[2]++;
                 return;
@@ -153,17 +155,13 @@ public final class Replay {
 
     /** Reads the topics from the beginning to their current end (committed records only), with progress. */
     private void readAll(List<String> names, String phase, Consumer<ConsumerRecord<byte[], byte[]>> sink) {
-        Map<String, Object> config = new HashMap<>();
-        config.put("bootstrap.servers", bootstrap);
-        config.put("group.id", "allot-replay-" + UUID.randomUUID());
-        config.put("enable.auto.commit", false);
-        config.put("isolation.level", "read_committed");
-        config.put("max.poll.records", 20_000);
-        config.put("fetch.max.bytes", 64 * 1024 * 1024);
-        config.put("max.partition.fetch.bytes", 16 * 1024 * 1024);
-        config.put("fetch.min.bytes", 1);
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(),
-                new ByteArrayDeserializer())) {
+        // No group needed (partitions are assigned), but a fresh one keeps the replay apart from anything else.
+        try (KafkaConsumer<byte[], byte[]> consumer = kafka.consumer("allot-replay", Map.of(
+                ConsumerConfig.GROUP_ID_CONFIG, "allot-replay-" + UUID.randomUUID(),
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 20_000,
+                ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 64 * 1024 * 1024,
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 16 * 1024 * 1024,
+                ConsumerConfig.FETCH_MIN_BYTES_CONFIG, 1))) {
             List<TopicPartition> partitions = new ArrayList<>();
             for (String name : names) {
                 List<PartitionInfo> infos = consumer.partitionsFor(name, Duration.ofSeconds(30));

@@ -6,6 +6,7 @@ import jakarta.inject.Inject;
 import dev.allot.schemas.catalogue.Topics;
 import java.time.Duration;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Quarkus edge: the topology and its settings from configuration. */
@@ -34,6 +35,12 @@ public class AccountingStreams {
 
     public BudgetReader budgetReader() {
         return new BudgetReader(Topics.BUDGETS.name(), AccountingSerdes.registry(registryUrl).serde(Topics.BUDGETS).deserializer());
+    }
+
+    /** Found by Quarkus' Kafka Streams extension and set on the client before it starts. */
+    @Produces
+    public StreamsUncaughtExceptionHandler uncaughtExceptionHandler() {
+        return new RegistryRetry();
     }
 
     @Produces

@@ -1,6 +1,8 @@
 package dev.allot.accounting.streams;
 
+import dev.allot.edge.KafkaClients;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import org.apache.kafka.streams.KafkaStreams;
@@ -17,19 +19,16 @@ public final class AccountingStreamsMain {
     private AccountingStreamsMain() {
     }
 
-    public static Properties streamsConfig(String bootstrap, String appId, String stateDir, int threads) {
-        Properties p = new Properties();
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
-        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir);
-        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads);
-        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 32 * 1024 * 1024L);
-        p.put(StreamsConfig.consumerPrefix("auto.offset.reset"), "earliest");
-        p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, 1);
-        // A killed instance's partitions move after this long (the broker's minimum is 6 s).
-        p.put(StreamsConfig.consumerPrefix("session.timeout.ms"), Integer.getInteger("allot.session-timeout-ms", 45_000));
-        return p;
+    /** The edge's Streams settings (exactly once v2, from the earliest offset) plus this topology's. */
+    public static Properties streamsConfig(KafkaClients kafka, String appId, String stateDir, int threads) {
+        return kafka.streamsConfig(appId, Map.of(
+                StreamsConfig.STATE_DIR_CONFIG, stateDir,
+                StreamsConfig.NUM_STREAM_THREADS_CONFIG, threads,
+                StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 32 * 1024 * 1024L,
+                StreamsConfig.REPLICATION_FACTOR_CONFIG, 1,
+                // A killed instance's partitions move after this long (the broker's minimum is 6 s).
+                StreamsConfig.consumerPrefix("session.timeout.ms"),
+                Integer.getInteger("allot.session-timeout-ms", 45_000)));
     }
 
     public static AccountingTopics topics(String list) {
@@ -46,7 +45,7 @@ public final class AccountingStreamsMain {
                 .withEmitInterval(Duration.ofMillis(Long.getLong("allot.emit-interval-ms", 1000)));
         KafkaStreams streams = new KafkaStreams(
                 AccountingTopology.build(settings, topics, AccountingSerdes.registry(registry), AccountingListener.NONE),
-                streamsConfig(bootstrap, System.getProperty("allot.app-id", "allot-accounting"),
+                streamsConfig(new KafkaClients(bootstrap, registry), System.getProperty("allot.app-id", "allot-accounting"),
                         System.getProperty("allot.state-dir", System.getProperty("java.io.tmpdir") + "/allot-accounting-main"),
                         Integer.getInteger("allot.threads", 1)));
         CountDownLatch done = new CountDownLatch(1);
@@ -55,6 +54,7 @@ public final class AccountingStreamsMain {
             done.countDown();
         }));
         streams.setStateListener((now, before) -> System.out.println("STATE " + now));
+        streams.setUncaughtExceptionHandler(new RegistryRetry());
         streams.start();
         done.await();
     }

@@ -2,6 +2,7 @@ package dev.allot.accounting.streams;
 
 import dev.allot.accounting.book.Budgets;
 import dev.allot.core.budget.BudgetTree;
+import dev.allot.edge.InvalidRecord;
 import dev.allot.schemas.BudgetEvent;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +12,11 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.state.ValueAndTimestamp;
 import org.jboss.logging.Logger;
 
-/** Decodes the raw budgets global store into the budget tree; undecodable entries are skipped (and logged once). */
+/**
+ * Decodes the raw budgets global store into the budget tree; undecodable entries are skipped (and logged once).
+ * A registry that does not answer is not an undecodable entry: {@code RegistryUnavailable} propagates, rather
+ * than a tree silently missing accounts.
+ */
 public final class BudgetReader {
 
     private static final Logger LOG = Logger.getLogger(BudgetReader.class);
@@ -37,7 +42,7 @@ public final class BudgetReader {
                 if (v instanceof byte[] bytes) {
                     try {
                         events.add(deserializer.deserialize(topic, bytes));
-                    } catch (RuntimeException e) {
+                    } catch (InvalidRecord e) {
                         bad++;
                         if (bad > lastBad) {
                             LOG.warnf("skipping an undecodable budget record: %s", e.toString());

@@ -11,10 +11,15 @@ import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
 
-/** Compact binary form of a {@link Fact} for the internal re-keyed topic (not a public contract). */
+/**
+ * Compact binary form of a {@link Fact} for the internal re-keyed topic (not a public contract).
+ *
+ * <p>Version 2 dropped the two raw byte arrays version 1 wrote last, always as null (-1 lengths): a fact
+ * carries no raw bytes. A version 1 record still reads (its trailing 8 bytes are ignored).
+ */
 public final class FactSerde implements Serde<Fact>, Serializer<Fact>, Deserializer<Fact> {
 
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
 
     @Override
     public byte[] serialize(String topic, Fact f) {
@@ -22,7 +27,7 @@ public final class FactSerde implements Serde<Fact>, Serializer<Fact>, Deseriali
             return null;
         }
         try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream(96 + (f.rawValue() == null ? 0 : f.rawValue().length));
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream(96);
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeByte(VERSION);
             out.writeByte(f.kind().ordinal());
@@ -38,9 +43,6 @@ public final class FactSerde implements Serde<Fact>, Serializer<Fact>, Deseriali
             out.writeUTF(f.sourceTopic());
             out.writeInt(f.sourcePartition());
             out.writeLong(f.sourceOffset());
-            // Raw bytes stay upstream: dead letters are written before the shuffle.
-            bytes(out, null);
-            bytes(out, null);
             out.flush();
             return bytes.toByteArray();
         } catch (IOException e) {
@@ -55,11 +57,11 @@ public final class FactSerde implements Serde<Fact>, Serializer<Fact>, Deseriali
         }
         try {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
-            in.readByte();
+            in.readByte(); // version: 1 and 2 agree on every field 2 has
             Fact.Kind kind = Fact.Kind.values()[in.readByte()];
             return new Fact(kind, in.readUTF(), in.readUTF(), in.readLong(), in.readLong(), in.readDouble(),
                     in.readBoolean(), nullable(in), nullable(in), in.readInt(), in.readUTF(), in.readInt(),
-                    in.readLong(), bytes(in), bytes(in));
+                    in.readLong());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -74,23 +76,6 @@ public final class FactSerde implements Serde<Fact>, Serializer<Fact>, Deseriali
 
     private static String nullable(DataInputStream in) throws IOException {
         return in.readBoolean() ? in.readUTF() : null;
-    }
-
-    private static void bytes(DataOutputStream out, byte[] b) throws IOException {
-        out.writeInt(b == null ? -1 : b.length);
-        if (b != null) {
-            out.write(b);
-        }
-    }
-
-    private static byte[] bytes(DataInputStream in) throws IOException {
-        int n = in.readInt();
-        if (n < 0) {
-            return null;
-        }
-        byte[] b = new byte[n];
-        in.readFully(b);
-        return b;
     }
 
     @Override

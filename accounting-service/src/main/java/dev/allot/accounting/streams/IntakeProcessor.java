@@ -2,6 +2,7 @@ package dev.allot.accounting.streams;
 
 import dev.allot.accounting.book.Fact;
 import dev.allot.accounting.book.Intake;
+import dev.allot.edge.RegistryUnavailable;
 import dev.allot.schemas.catalogue.DeadLetters;
 import dev.allot.schemas.catalogue.Topics;
 import java.time.Duration;
@@ -18,7 +19,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * Reads raw bytes of one input topic, deserialises them itself (so garbage becomes a dead letter, not
- * a crashed stream), applies the {@link Intake} rules and forwards a {@link Fact} keyed by
+ * a crashed stream; a registry that does not answer fails the task instead, to be read again), applies the {@link Intake} rules and forwards a {@link Fact} keyed by
  * {@code cluster/account} and stamped with its event time (the interval's end), or a DeadLetter.
  *
  * <p>Lateness is judged here, per input partition: usage or demand whose interval ended more than
@@ -65,6 +66,8 @@ final class IntakeProcessor<V> implements Processor<byte[], byte[], String, Obje
             }
             V value = deserializer.deserialize(meta.topic(), record.headers(), record.value());
             result = rule.apply(value, source);
+        } catch (RegistryUnavailable retry) {
+            throw retry; // not the record's fault: the task fails and its thread reads it again (RegistryRetry)
         } catch (RuntimeException malformed) {
             deadLetter(record, source, "malformed: " + DeadLetters.reasonOf(malformed), "malformed");
             return;

@@ -9,7 +9,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 
-import dev.allot.accounting.Consumers;
 import dev.allot.accounting.book.Figures;
 import dev.allot.accounting.replay.Replay;
 import dev.allot.accounting.replay.ReplayCommand;
@@ -23,6 +22,7 @@ import dev.allot.schemas.DeadLetter;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfraTestResource;
 import dev.allot.testsupport.AllotInfrastructure;
+import dev.allot.testsupport.Tail;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
@@ -30,10 +30,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -103,10 +101,9 @@ class AccountingServiceTest {
         // budget-usage on the topic: the root sums both teams (team-b's usage is unallocated)
         Map<String, BudgetUsage> latest = new HashMap<>();
         double total = expectedA;
-        try (KafkaConsumer<String, BudgetUsage> consumer = Consumers.of(infra, BudgetUsage.class)) {
-            consumer.subscribe(Set.of(Topics.BUDGET_USAGE.name()));
+        try (Tail<BudgetUsage> budgetUsage = new Tail<>(infra, Topics.BUDGET_USAGE)) {
             await().atMost(Duration.ofSeconds(90)).until(() -> {
-                consumer.poll(Duration.ofMillis(200)).forEach(r -> latest.put(r.key(), r.value()));
+                budgetUsage.records().forEach(r -> latest.put(r.key(), r.value()));
                 BudgetUsage r = latest.get(Topics.accountKey(cluster, root));
                 return r != null && r.getChargedGpuSeconds() == total && r.getUnallocatedGpuSeconds() == 600;
             });
@@ -174,17 +171,10 @@ class AccountingServiceTest {
         assertThat(jobPrinted.toString()).contains("job-b-" + id).containsPattern("total\\s+0\\.0\\s+600\\.0");
 
         // the garbage went to the dead letters, raw, and was counted
-        try (KafkaConsumer<String, DeadLetter> consumer = Consumers.of(infra, DeadLetter.class)) {
-            consumer.subscribe(Set.of(Topics.DEAD_LETTERS.name()));
-            await().atMost(Duration.ofSeconds(30)).until(() -> {
-                for (var r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.value().getValue() != null && new String(r.value().getValue().array()).equals(new String(garbage))) {
-                        assertThat(r.value().getReason()).startsWith("malformed");
-                        return true;
-                    }
-                }
-                return false;
-            });
+        try (Tail<DeadLetter> deadLetters = new Tail<>(infra, Topics.DEAD_LETTERS)) {
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(deadLetters.values(r ->
+                    r.value().getValue() != null && new String(r.value().getValue().array()).equals(new String(garbage))))
+                    .singleElement().satisfies(letter -> assertThat(letter.getReason()).startsWith("malformed")));
         }
         given().get("/q/metrics").then().statusCode(200)
                 .body(containsString("allot_accounting_dead_letters_total{kind=\"malformed\""))
@@ -210,7 +200,7 @@ class AccountingServiceTest {
         owner.start();
         int port = owner.getAddress().getPort();
         String appId = ConfigProvider.getConfig().getValue("quarkus.kafka-streams.application-id", String.class);
-        Properties props = AccountingStreamsMain.streamsConfig(infra.bootstrapServers(), appId,
+        Properties props = AccountingStreamsMain.streamsConfig(infra.clients(), appId,
                 Files.createTempDirectory("second-instance").toString(), 1);
         props.put(StreamsConfig.APPLICATION_SERVER_CONFIG, "127.0.0.1:" + port);
         KafkaStreams second = new KafkaStreams(AccountingTopology.build(AccountingSettings.defaults(),

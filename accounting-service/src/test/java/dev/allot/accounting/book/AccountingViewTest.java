@@ -24,13 +24,13 @@ class AccountingViewTest {
     }
 
     void usage(String account, long start, long end, double gs) {
-        book.apply(new Fact(Fact.Kind.USAGE, "c1", account, start, end, gs, true, "j", "n", 8, "usage", 0, 0, null, null),
+        book.apply(new Fact(Fact.Kind.USAGE, "c1", account, start, end, gs, true, "j", "n", 8, "usage", 0, 0),
                 UsageBook.Added.NONE);
     }
 
     void demand(String account, long start, long end, double gpus) {
         book.apply(new Fact(Fact.Kind.DEMAND, "c1", account, start, end, gpus, false, null, null, 0, "account-demand",
-                0, 0, null, null), UsageBook.Added.NONE);
+                0, 0), UsageBook.Added.NONE);
     }
 
     AccountingView view() {

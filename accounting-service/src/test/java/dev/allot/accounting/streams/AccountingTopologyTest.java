@@ -4,15 +4,19 @@ import static dev.allot.accounting.Events.budget;
 import static dev.allot.accounting.Events.node;
 import static dev.allot.accounting.Events.usage;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.allot.accounting.PlainAvroSerdes;
 import dev.allot.accounting.book.RowKey;
+import dev.allot.edge.RegistryUnavailable;
 import dev.allot.schemas.BudgetEvent;
 import dev.allot.schemas.BudgetUsage;
 import dev.allot.schemas.DeadLetter;
 import dev.allot.schemas.NodeStatus;
 import dev.allot.schemas.UsageReported;
+import dev.allot.schemas.catalogue.Topic;
+import dev.allot.schemas.catalogue.Topics;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,13 +25,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -53,12 +60,16 @@ class AccountingTopologyTest {
     final Map<String, BudgetUsage> latest = new HashMap<>();
 
     void start(long wallClock) throws Exception {
+        start(wallClock, new PlainAvroSerdes());
+    }
+
+    void start(long wallClock, AccountingSerdes serdes) throws Exception {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "accounting-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("accounting-ttd").toString());
         driver = new TopologyTestDriver(AccountingTopology.build(AccountingSettings.defaults(), topics,
-                new PlainAvroSerdes(), AccountingListener.NONE), props, Instant.ofEpochMilli(wallClock));
+                serdes, AccountingListener.NONE), props, Instant.ofEpochMilli(wallClock));
         usageIn = driver.createInputTopic(topics.usage(), new StringSerializer(), usageSerde.serializer());
         rawUsageIn = driver.createInputTopic(topics.usage(), new StringSerializer(), new ByteArraySerializer());
         budgetsIn = driver.createInputTopic(topics.budgets(), new StringSerializer(),
@@ -215,6 +226,30 @@ class AccountingTopologyTest {
         assertThat(dead.get(0).getValue().array()).containsExactly(1, 2, 3);
         assertThat(dead).extracting(DeadLetter::getConsumer).containsOnly("accounting-service");
         assertThat(charged("acct")).isEqualTo(60);
+    }
+
+    @Test
+    void givenTheRegistryDoesNotAnswer_whenUsageArrives_thenTheThreadIsReplacedToReadItAgain_andNothingIsDeadLettered()
+            throws Exception {
+        AccountingSerdes registryDown = new AccountingSerdes() {
+            @Override
+            public <V extends SpecificRecord> Serde<V> serde(Topic<String, V> topic) {
+                Serde<V> plain = PlainAvroSerdes.of(topic.valueType());
+                return topic.equals(Topics.USAGE) ? Serdes.serdeFrom(plain.serializer(), (t, bytes) -> {
+                    throw new RegistryUnavailable("registry answered 503 for a test", null);
+                }) : plain;
+            }
+        };
+        start(T0 + 30 * M, registryDown);
+        tree();
+
+        Throwable failed = catchThrowable(() -> use("org/nlp/team-a", T0 + 10 * M, T0 + 20 * M, 3600));
+
+        assertThat(failed).hasRootCauseInstanceOf(RegistryUnavailable.class);
+        assertThat(deadOut.isEmpty()).isTrue();
+        assertThat(new RegistryRetry().handle(failed)).isEqualTo(StreamThreadExceptionResponse.REPLACE_THREAD);
+        assertThat(new RegistryRetry().handle(new IllegalStateException("a bug")))
+                .isEqualTo(StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
     }
 
     @Test

@@ -5,12 +5,12 @@ import static dev.allot.accounting.Events.usage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.allot.accounting.Consumers;
 import dev.allot.schemas.BudgetUsage;
 import dev.allot.schemas.catalogue.Topic;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfra;
 import dev.allot.testsupport.AllotInfrastructure;
+import dev.allot.testsupport.Tail;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,11 +19,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -92,15 +90,14 @@ class CrashRestartTest {
             }
         }, "usage-feeder");
 
-        Map<String, BudgetUsage> latest = new HashMap<>();
-        try (KafkaConsumer<String, BudgetUsage> out = Consumers.of(infra, BudgetUsage.class)) {
-            out.subscribe(Set.of(fresh.get(4).name()));
+        @SuppressWarnings("unchecked")
+        Topic<String, BudgetUsage> budgetUsage = (Topic<String, BudgetUsage>) fresh.get(4);
+        try (Tail<BudgetUsage> out = new Tail<>(infra, budgetUsage)) {
             Process first = child(infra, appId, stateDir, topicList);
             feeder.start();
             // mid-stream: the first instance has published a partial sum and usage is still coming
             await().atMost(Duration.ofSeconds(90)).until(() -> {
-                out.poll(Duration.ofMillis(100)).forEach(r -> latest.put(r.key(), r.value()));
-                BudgetUsage org = latest.get(cluster + "/org");
+                BudgetUsage org = latest(out).get(cluster + "/org");
                 if (org != null && org.getChargedGpuSeconds() > 0) {
                     firstOutput.countDown();
                 }
@@ -114,25 +111,29 @@ class CrashRestartTest {
                 feeder.join(120_000);
                 double total = expected.values().stream().mapToDouble(Double::doubleValue).sum();
                 await().atMost(Duration.ofSeconds(120)).until(() -> {
-                    out.poll(Duration.ofMillis(200)).forEach(r -> latest.put(r.key(), r.value()));
-                    BudgetUsage org = latest.get(cluster + "/org");
+                    BudgetUsage org = latest(out).get(cluster + "/org");
                     return org != null && org.getChargedGpuSeconds() == total;
                 });
+                Map<String, BudgetUsage> latest = latest(out);
                 assertThat(sentAtKill).isLessThan(events);
                 for (int a = 0; a < accounts; a++) {
                     assertThat(latest.get(cluster + "/org/t" + a).getChargedGpuSeconds())
                             .as("account org/t" + a).isEqualTo(expected.get("org/t" + a));
                 }
                 // and it stays exact: nothing is counted twice later
-                long until = System.currentTimeMillis() + 2000;
-                while (System.currentTimeMillis() < until) {
-                    out.poll(Duration.ofMillis(200)).forEach(r -> latest.put(r.key(), r.value()));
-                }
-                assertThat(latest.get(cluster + "/org").getChargedGpuSeconds()).isEqualTo(total);
+                await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+                        .until(() -> latest(out).get(cluster + "/org").getChargedGpuSeconds() == total);
             } finally {
                 second.destroyForcibly().waitFor();
             }
         }
+    }
+
+    /** The latest value per key the tail has seen. */
+    static Map<String, BudgetUsage> latest(Tail<BudgetUsage> tail) {
+        Map<String, BudgetUsage> latest = new HashMap<>();
+        tail.records().forEach(r -> latest.put(r.key(), r.value()));
+        return latest;
     }
 
     static Process child(AllotInfrastructure infra, String appId, Path stateDir, String topics) throws Exception {

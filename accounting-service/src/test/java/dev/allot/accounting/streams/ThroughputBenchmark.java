@@ -81,7 +81,7 @@ class ThroughputBenchmark {
                 dead.incrementAndGet();
             }
         };
-        Properties props = AccountingStreamsMain.streamsConfig(infra.bootstrapServers(), "bench-" + UUID.randomUUID(),
+        Properties props = AccountingStreamsMain.streamsConfig(infra.clients(), "bench-" + UUID.randomUUID(),
                 Files.createTempDirectory("bench-state").toString(), threads);
         KafkaStreams streams = new KafkaStreams(AccountingTopology.build(AccountingSettings.defaults(), accountingTopics,
                 AccountingSerdes.registry(infra.registryUrl()), counting), props);
@@ -136,7 +136,7 @@ class ThroughputBenchmark {
                     return agg;
                 }, Materialized.with(Serdes.String(), new RowSerde()));
         KafkaStreams naiveStreams = new KafkaStreams(naive.build(), AccountingStreamsMain.streamsConfig(
-                infra.bootstrapServers(), "naive-" + UUID.randomUUID(),
+                infra.clients(), "naive-" + UUID.randomUUID(),
                 Files.createTempDirectory("naive-state").toString(), threads));
         long naiveStart = System.nanoTime();
         naiveStreams.start();

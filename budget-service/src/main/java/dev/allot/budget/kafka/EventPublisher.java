@@ -1,24 +1,20 @@
 package dev.allot.budget.kafka;
 
-import dev.allot.schemas.catalogue.EventSerdes;
 import dev.allot.schemas.catalogue.Topic;
 import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * Writes events to catalogue topics through the registry (Confluent wire format). Idempotent producer
- * with acks=all: a write is acknowledged to the caller only once the broker has it.
+ * Writes events to catalogue topics through the registry (Confluent wire format), with the edge's event
+ * producer (idempotent, acks=all): a write is acknowledged to the caller only once the broker has it.
  */
 @ApplicationScoped
 public class EventPublisher {
@@ -52,14 +48,7 @@ public class EventPublisher {
             synchronized (this) {
                 current = producer;
                 if (current == null) {
-                    Map<String, Object> config = new HashMap<>(EventSerdes.registryConfig(settings.registryUrl()));
-                    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-                    config.put(ProducerConfig.ACKS_CONFIG, "all");
-                    config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-                    config.put(ProducerConfig.LINGER_MS_CONFIG, 1);
-                    config.put(ProducerConfig.CLIENT_ID_CONFIG, settings.consumerName() + "-producer");
-                    current = new KafkaProducer<>(config, new StringSerializer(),
-                            EventSerdes.<SpecificRecord>valueSerializer(settings.registryUrl()));
+                    current = settings.clients().eventProducer(settings.consumerName() + "-producer", Map.of());
                     producer = current;
                 }
             }

@@ -1,17 +1,18 @@
 package dev.allot.budget.kafka;
 
+import dev.allot.edge.KafkaClients;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-/** Where the broker and the registry are, and how long a write may wait. */
+/** Where the broker and the registry are, how long a write may wait, and the Kafka clients built from that. */
 @ApplicationScoped
 public class KafkaSettings {
 
     @ConfigProperty(name = "kafka.bootstrap.servers", defaultValue = "127.0.0.1:9092")
     String bootstrapServers;
 
-    /** Base URL of the schema registry (EventSerdes appends /apis/registry/v3). */
+    /** Base URL of the schema registry (the edge appends /apis/registry/v3). */
     @ConfigProperty(name = "allot.registry.url", defaultValue = "http://127.0.0.1:8080")
     String registryUrl;
 
@@ -22,6 +23,23 @@ public class KafkaSettings {
     /** Name of this consumer in dead letters and client ids. */
     @ConfigProperty(name = "allot.budget.consumer-name", defaultValue = "budget-service")
     String consumerName;
+
+    private volatile KafkaClients clients;
+
+    /** The edge's client builder (and its one EventReader) for this broker and registry. */
+    public KafkaClients clients() {
+        KafkaClients current = clients;
+        if (current == null) {
+            synchronized (this) {
+                current = clients;
+                if (current == null) {
+                    current = new KafkaClients(bootstrapServers, registryUrl);
+                    clients = current;
+                }
+            }
+        }
+        return current;
+    }
 
     public String bootstrapServers() {
         return bootstrapServers;

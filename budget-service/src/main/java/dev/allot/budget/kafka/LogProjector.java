@@ -1,6 +1,10 @@
 package dev.allot.budget.kafka;
 
 import dev.allot.budget.LogView;
+import dev.allot.edge.EventReader;
+import dev.allot.edge.InvalidRecord;
+import dev.allot.edge.Redelivery;
+import dev.allot.edge.RegistryUnavailable;
 import dev.allot.budget.tree.Account;
 import dev.allot.budget.tree.UsageBook;
 import dev.allot.schemas.BudgetDefined;
@@ -39,14 +43,14 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.jboss.logging.Logger;
 
 /**
  * Feeds {@link LogView} from the log. Every instance reads every partition of its topics from the
  * beginning (no consumer group, no committed offsets: the state is a projection, rebuilt at each
- * start) and keeps following them. Values are read as raw bytes and deserialised here, so a record
- * that cannot be read goes to the dead-letter topic with the reason instead of stopping the service.
+ * start) and keeps following them. Values are read as raw bytes and decoded here by the edge's
+ * {@link EventReader}, so a record that cannot be read goes to the dead-letter topic with the reason instead
+ * of stopping the service; one that cannot be read yet (the registry does not answer) is read again.
  * Reads with isolation level read_committed: decisions of an aborted scheduler transaction never show.
  */
 @ApplicationScoped
@@ -87,15 +91,12 @@ public class LogProjector {
         metrics.gauge("allot.budget.projection.caught.up", this, p -> p.caughtUp ? 1 : 0);
         metrics.gauge("allot.budget.accounts", view, v -> v.tree().size());
         metrics.gauge("allot.budget.jobs.known", view, v -> v.jobs().size());
-        decoder = new EventDecoder(settings.registryUrl());
+        reader = settings.clients().reader();
         for (Topic<String, ?> topic : TOPICS) {
             valueTypes.put(topic.name(), topic.valueType().asSubclass(SpecificRecord.class));
         }
         thread = new Thread(this::run, "budget-log-projector");
         thread.setDaemon(true);
-        // the Avro deserialiser loads the generated classes through the context class loader: make it
-        // the application's, so they are the very classes this code casts to
-        thread.setContextClassLoader(LogProjector.class.getClassLoader());
         thread.start();
     }
 
@@ -156,17 +157,31 @@ public class LogProjector {
 
     private void run() {
         while (running) {
-            try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(consumerConfig())) {
+            try (KafkaConsumer<byte[], byte[]> c = settings.clients().consumer(settings.consumerName() + "-projector",
+                    Map.of(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100))) {
                 consumer = c;
                 if (!assign(c)) {
                     continue;
                 }
                 while (running) {
                     ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
+                    boolean retry = false;
                     for (ConsumerRecord<byte[], byte[]> record : records) {
-                        apply(record);
+                        try {
+                            apply(record);
+                        } catch (RegistryUnavailable e) {
+                            // not the record's fault: read it (and what follows) again after a pause
+                            LOG.warnf("cannot read %s-%d@%d yet: %s; retrying", record.topic(), record.partition(),
+                                    record.offset(), e.getMessage());
+                            Redelivery.seekBack(c, records, record);
+                            retry = true;
+                            break;
+                        }
                     }
                     progress(c);
+                    if (retry) {
+                        pause(Duration.ofSeconds(1));
+                    }
                 }
             } catch (WakeupException e) {
                 // shutting down
@@ -220,9 +235,10 @@ public class LogProjector {
         notifyAll();
     }
 
-    private EventDecoder decoder;
+    private EventReader reader;
     private final Map<String, Class<? extends SpecificRecord>> valueTypes = new HashMap<>();
 
+    /** @throws RegistryUnavailable the record could not be read yet: the caller reads it again later */
     private void apply(ConsumerRecord<byte[], byte[]> record) {
         String topic = record.topic();
         if (record.value() == null) {
@@ -234,8 +250,8 @@ public class LogProjector {
         }
         Object value;
         try {
-            value = decoder.decode(topic, record.headers(), record.value(), valueTypes.get(topic));
-        } catch (RuntimeException e) {
+            value = reader.read(record.value(), valueTypes.get(topic));
+        } catch (InvalidRecord e) {
             deadLetter(record, "cannot deserialise: " + DeadLetters.reasonOf(e));
             return;
         }
@@ -299,26 +315,14 @@ public class LogProjector {
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
         deadLetters.increment();
         LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
-        publisher.publish(Topics.DEAD_LETTERS, record.topic(), DeadLetters.of(record.topic(), record.partition(),
-                        record.offset(), record.key(), record.value(), reason, settings.consumerName(), Instant.now()))
+        publisher.publish(Topics.DEAD_LETTERS, record.topic(),
+                        DeadLetters.of(record, reason, settings.consumerName(), Instant.now()))
                 .whenComplete((ok, error) -> {
                     if (error != null) {
                         LOG.errorf(error, "could not write the dead letter for %s-%d@%d", record.topic(),
                                 record.partition(), record.offset());
                     }
                 });
-    }
-
-    private Map<String, Object> consumerConfig() {
-        Map<String, Object> config = new HashMap<>();
-        config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
-        config.put(ConsumerConfig.CLIENT_ID_CONFIG, settings.consumerName() + "-projector");
-        config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
-        config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        config.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
-        return config;
     }
 
     private static void pause(Duration duration) {

@@ -186,8 +186,7 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
         LOG.warnf("dead-lettering %s-%d@%d: %s", topic, record.partition(), record.offset(), reason);
         metrics.deadLettered();
-        reports.deadLetter(DeadLetters.of(topic, record.partition(), record.offset(), record.key(), record.value(),
-                reason, CONSUMER_NAME, Instant.now()));
+        reports.deadLetter(DeadLetters.of(record, reason, CONSUMER_NAME, Instant.now()));
     }
 
     private static void pause(Duration duration) {

@@ -3,6 +3,7 @@ package dev.allot.schemas.catalogue;
 import dev.allot.schemas.DeadLetter;
 import java.nio.ByteBuffer;
 import java.time.Instant;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Builds {@link DeadLetter} records for {@link Topics#DEAD_LETTERS}: a consumer that cannot process a
@@ -26,6 +27,13 @@ public final class DeadLetters {
                 .setConsumer(consumer)
                 .setFailedAt(failedAt)
                 .build();
+    }
+
+    /** The dead letter of a record read raw from Kafka: its topic, partition, offset, key and value as they were. */
+    public static DeadLetter of(ConsumerRecord<byte[], byte[]> record, String reason, String consumer,
+                                Instant failedAt) {
+        return of(record.topic(), record.partition(), record.offset(), record.key(), record.value(), reason, consumer,
+                failedAt);
     }
 
     /** A one-line reason from an exception chain, e.g. for a deserialisation failure. */

@@ -1,28 +1,26 @@
 package dev.allot.schemas.catalogue;
 
-import io.apicurio.registry.serde.avro.AvroKafkaDeserializer;
 import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
 import io.apicurio.registry.serde.avro.AvroSerdeConfig;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.common.serialization.Deserializer;
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * Avro serdes for catalogue topics, through the schema registry, in the Confluent wire format:
- * magic byte 0, a 4-byte big-endian schema id (the registry's content id, which is the id its
- * Confluent-compatible API serves under {@code /apis/ccompat/v7/schemas/ids/{id}}), then Avro binary.
- * No schema id travels in headers.
+ * The writer side of catalogue values: Apicurio's serializer, through the schema registry, in the Confluent
+ * wire format: magic byte 0, a 4-byte big-endian schema id (the registry's content id, which is the id its
+ * Confluent-compatible API serves under {@code /apis/ccompat/v7/schemas/ids/{id}}), then Avro binary. No
+ * schema id travels in headers; nested records are registered as schema references.
+ *
+ * <p>The reader side is kafka-edge's {@code EventReader} (the one decoder of these bytes).
  */
 public final class EventSerdes {
 
     private EventSerdes() {
     }
 
-    /** Client properties for the Apicurio serdes; also usable as Kafka producer/consumer properties. */
+    /** Client properties for the Apicurio serializer; also usable as Kafka producer properties. */
     public static Map<String, Object> registryConfig(String registryUrl) {
         Map<String, Object> config = new HashMap<>();
         config.put("apicurio.registry.url", registryApiUrl(registryUrl));
@@ -45,24 +43,5 @@ public final class EventSerdes {
         AvroKafkaSerializer<V> serializer = new AvroKafkaSerializer<>();
         serializer.configure(registryConfig(registryUrl), false);
         return serializer;
-    }
-
-    public static <V extends SpecificRecord> Deserializer<V> valueDeserializer(String registryUrl) {
-        AvroKafkaDeserializer<V> deserializer = new AvroKafkaDeserializer<>();
-        deserializer.configure(registryConfig(registryUrl), false);
-        return deserializer;
-    }
-
-    /** A deserializer bound to one generated class; works under any class loader (see {@link EventDeserializer}). */
-    public static <V extends SpecificRecord> Deserializer<V> valueDeserializer(Class<V> type, String registryUrl) {
-        return new EventDeserializer<>(type, registryUrl);
-    }
-
-    public static <V extends SpecificRecord> Serde<V> valueSerde(Topic<String, V> topic, String registryUrl) {
-        return Serdes.serdeFrom(valueSerializer(registryUrl), valueDeserializer(topic.valueType(), registryUrl));
-    }
-
-    public static Serde<String> keySerde() {
-        return Serdes.String();
     }
 }

@@ -1,0 +1,44 @@
+package dev.allot.accounting.streams;
+
+import dev.allot.edge.RegistryUnavailable;
+import java.time.Duration;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.jboss.logging.Logger;
+
+/**
+ * What a stream thread that died does next: if the schema registry did not answer (the intake could not read a
+ * record yet), a new thread takes its tasks, after a pause, and reads from the last commit again (exactly once:
+ * the failed transaction is aborted); anything else shuts the client down, as Kafka Streams does by default.
+ * Quarkus installs it as the application's {@link StreamsUncaughtExceptionHandler} bean (see
+ * {@link AccountingStreams}); {@link AccountingStreamsMain} sets it itself.
+ */
+public final class RegistryRetry implements StreamsUncaughtExceptionHandler {
+
+    private static final Logger LOG = Logger.getLogger(RegistryRetry.class);
+    static final Duration PAUSE = Duration.ofSeconds(1);
+
+    @Override
+    public StreamThreadExceptionResponse handle(Throwable exception) {
+        for (Throwable t = exception; t != null; t = t.getCause()) {
+            if (t instanceof RegistryUnavailable unavailable) {
+                LOG.warnf("schema registry unavailable (%s): replacing the stream thread in %s", unavailable.getMessage(),
+                        PAUSE);
+                pause();
+                return StreamThreadExceptionResponse.REPLACE_THREAD;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        LOG.error("stream thread failed; shutting the client down", exception);
+        return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(PAUSE.toMillis()); // back-off before the registry is asked again, not synchronisation
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
