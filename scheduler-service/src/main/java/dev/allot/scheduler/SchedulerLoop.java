@@ -319,9 +319,8 @@ public final class SchedulerLoop implements Runnable {
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, long now, List<Output> out) {
         metrics.deadLetter();
         LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
-        out.add(new Output(Topics.DEAD_LETTERS.name(), record.topic(), DeadLetters.of(record.topic(),
-                record.partition(), record.offset(), record.key(), record.value(), reason, settings.consumerName(),
-                Instant.ofEpochMilli(now))));
+        out.add(new Output(Topics.DEAD_LETTERS.name(), record.topic(),
+                DeadLetters.of(record, reason, settings.consumerName(), Instant.ofEpochMilli(now))));
     }
 
     /** Every partition of the input topics, from the committed offsets (from the beginning on a first start). */
