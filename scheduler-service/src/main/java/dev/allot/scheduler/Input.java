@@ -6,11 +6,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A fact from the log, mapped to the scheduler's domain at the edge: what the {@link Projection}
- * applies to the scheduling core. Inputs are also what the journal records (in the order they were
+ * A fact from the log, mapped to the scheduler's domain at the edge ({@link RecordMapper}): what the
+ * {@link Projection} applies. Inputs are also what the journal records (in the order they were
  * applied, with the time they were applied at), so a restart re-applies exactly the same calls and
  * the deterministic core takes exactly the same decisions. {@code at} is the loop's clock when the
- * input was applied.
+ * input was applied. A {@link Heartbeat} is applied like any other input but is not journaled
+ * (liveness restarts after a rebuild); when it brings a lost node back, the {@link RegisterNode} it
+ * stands for is.
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "op")
 @JsonSubTypes({
@@ -25,7 +27,8 @@ import java.util.Map;
         @JsonSubTypes.Type(value = Input.Started.class, name = "started"),
         @JsonSubTypes.Type(value = Input.Checkpointed.class, name = "checkpointed"),
         @JsonSubTypes.Type(value = Input.Exited.class, name = "exited"),
-        @JsonSubTypes.Type(value = Input.Usage.class, name = "usage")
+        @JsonSubTypes.Type(value = Input.Usage.class, name = "usage"),
+        @JsonSubTypes.Type(value = Input.Heartbeat.class, name = "heartbeat")
 })
 public sealed interface Input {
 
@@ -52,6 +55,13 @@ public sealed interface Input {
 
     /** Decided by the edge's tick: the node missed its heartbeats. */
     record NodeLost(long at, String nodeId) implements Input {
+    }
+
+    /** NodeHeartbeat: the node is alive and runs these jobs (by its agent's count). */
+    record Heartbeat(long at, String nodeId, long epoch, List<String> runningJobs) implements Input {
+        public Heartbeat {
+            runningJobs = List.copyOf(runningJobs);
+        }
     }
 
     record Drain(long at, String nodeId, String requestedBy) implements Input {

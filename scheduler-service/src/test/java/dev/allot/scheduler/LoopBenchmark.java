@@ -1,5 +1,6 @@
 package dev.allot.scheduler;
 
+import dev.allot.edge.EventReader;
 import dev.allot.schemas.NodeCommand;
 import dev.allot.schemas.StartJob;
 import dev.allot.schemas.catalogue.Topics;
@@ -41,14 +42,14 @@ class LoopBenchmark {
         String root = Events.id("org");
         events.budget(root, null, 1);
         events.budget(root + "/a", root, 1);
-        AvroDecoder decoder = new AvroDecoder(infra.registryUrl());
+        EventReader reader = infra.clients().reader();
         KafkaConsumer<byte[], byte[]> consumer = infra.rawConsumer();
         Thread tail = new Thread(() -> {
             consumer.subscribe(Set.of(Topics.NODE_COMMANDS.name()));
             while (!Thread.currentThread().isInterrupted()) {
                 try {
                     for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(20))) {
-                        NodeCommand c = decoder.decode(r.value(), NodeCommand.class, NodeCommand.getClassSchema());
+                        NodeCommand c = reader.read(Topics.NODE_COMMANDS, r.value());
                         if (c.getPayload() instanceof StartJob s) {
                             startedAt.putIfAbsent(s.getJobId(), System.nanoTime());
                         }

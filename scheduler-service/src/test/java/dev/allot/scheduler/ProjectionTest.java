@@ -156,10 +156,9 @@ class ProjectionTest {
         JournalEntry first = new JournalEntry(10, setup, true);
         JournalEntry second = JournalEntry.fromBytes(new JournalEntry(20, inputs, true).toBytes());
         for (JournalEntry e : List.of(first, second)) {
-            for (Projection p : List.of(live, rebuilt)) {
-                e.inputs().forEach(i -> p.apply(i, new ArrayList<>()));
-                p.pass(e.now(), new ArrayList<>());
-            }
+            e.inputs().forEach(i -> live.apply(i, new ArrayList<>()));
+            live.pass(e.now(), new ArrayList<>());
+            Recovery.replay(rebuilt, e, new ArrayList<>());
         }
         assertThat(rebuilt.runningPlacements()).isEqualTo(live.runningPlacements()).hasSize(2);
         Set<String> gpus = new HashSet<>();
@@ -212,13 +211,47 @@ class ProjectionTest {
                 .satisfies(s -> assertThat(s.getReason()).isEqualTo(StopReason.FENCED));
         // It comes back: it registers afresh (fenced, empty); the stop is not repeated.
         out.clear();
-        Input back = projection.heartbeat(++t, node, 7, List.of("j1"), out);
-        assertThat(back).isInstanceOf(Input.RegisterNode.class);
+        List<Input> journaled = projection.apply(new Input.Heartbeat(++t, node, 7, List.of("j1")), out);
+        assertThat(journaled).singleElement().isInstanceOf(Input.RegisterNode.class);
         assertThat(out).isEmpty();
-        // A replica it runs that nobody assigned to it is stopped.
-        projection.apply(back, out);
-        projection.heartbeat(++t, node, 7, List.of("stranger"), out);
+        assertThat(projection.core().node(node).orElseThrow().lost()).isFalse();
+        // A replica it runs that nobody assigned to it is stopped; the heartbeat itself is not journaled.
+        assertThat(projection.apply(new Input.Heartbeat(++t, node, 7, List.of("stranger")), out)).isEmpty();
         assertThat(payloads(out, StopJob.class)).singleElement()
                 .satisfies(s -> assertThat(s.getReason()).isEqualTo(StopReason.NOT_ASSIGNED));
+    }
+    @Test
+    void given_a_resumable_job_that_checkpointed_when_preempted_then_the_work_lost_counts_from_its_checkpoint() {
+        apply(job("free", "lab/a", 2, 8, 0));
+        pass();
+        t += 10_000;
+        apply(new Input.Checkpointed(t, "free", "n1"));
+        t += 20_000 - 2; // job() and pass() each move the clock 1 ms: the pass is 20 s after the checkpoint
+        apply(job("paid", "lab/b", 2, 8, 600));
+
+        List<Output> decided = pass();
+
+        assertThat(payloads(decided, JobPreempted.class)).singleElement()
+                .satisfies(p -> assertThat(p.getLostGpuSeconds()).isEqualTo(16 * 20.0));
+    }
+
+    @Test
+    void given_an_allocated_job_requeued_after_a_node_loss_when_it_completes_then_both_runs_are_charged() {
+        apply(job("j1", "lab/a", 1, 8, 60));
+        String first = payloads(pass(), StartJob.class).get(0).getNodeId();
+        t += 5_000;
+        apply(new Input.NodeLost(t, first));
+        out.clear();
+        projection.pass(t, out); // requeued and placed again on the other node, in the same pass
+        StartJob again = payloads(out, StartJob.class).get(0);
+        assertThat(again.getNodeId()).isNotEqualTo(first);
+        assertThat(again.getRestartCount()).isEqualTo(1);
+        out.clear();
+        t += 7_000;
+
+        apply(new Input.Exited(t, "j1", again.getNodeId(), 0, 0, false));
+
+        assertThat(payloads(out, JobCompleted.class)).singleElement()
+                .satisfies(c -> assertThat(c.getChargedGpuSeconds()).isEqualTo(8 * 5.0 + 8 * 7.0));
     }
 }

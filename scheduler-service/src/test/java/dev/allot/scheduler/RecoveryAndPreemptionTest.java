@@ -14,6 +14,7 @@ import dev.allot.schemas.StopJob;
 import dev.allot.schemas.StopReason;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfraTestResource;
+import dev.allot.testsupport.Tail;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;

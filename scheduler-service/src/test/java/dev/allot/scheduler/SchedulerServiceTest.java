@@ -22,6 +22,7 @@ import dev.allot.schemas.StartJob;
 import dev.allot.schemas.catalogue.EventSerdes;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfraTestResource;
+import dev.allot.testsupport.Tail;
 import dev.allot.testsupport.AllotInfrastructure;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;

@@ -1,0 +1,73 @@
+package dev.allot.scheduler;
+
+import dev.allot.edge.EventReader;
+import dev.allot.edge.KafkaClients;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * The scheduler's Kafka clients, built by the shared edge ({@link KafkaClients}: raw-bytes
+ * read_committed consumers without auto-commit, idempotent producers) with what the scheduler does
+ * differently in one place: records as large as a journal entry, and a transactional producer that
+ * finds out quickly when it is fenced.
+ */
+final class SchedulerClients {
+
+    /** Records as large as a journal entry of a big step (the journal topic allows 16 MiB). */
+    static final int MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+    private final Settings settings;
+    private final KafkaClients kafka;
+
+    SchedulerClients(Settings settings) {
+        this.settings = settings;
+        this.kafka = new KafkaClients(settings.bootstrapServers(), settings.registryUrl());
+    }
+
+    /** The edge's reader of input records (the one decoder). */
+    EventReader reader() {
+        return kafka.reader();
+    }
+
+    /** The cluster's transactional producer: one transactional id per cluster, so a newer instance fences an older one. */
+    KafkaProducer<String, byte[]> transactionalProducer() {
+        Map<String, Object> overrides = new HashMap<>();
+        overrides.put(ProducerConfig.LINGER_MS_CONFIG, 0);
+        overrides.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, MAX_RECORD_BYTES);
+        overrides.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 30_000);
+        // A fenced (zombie) instance must find out quickly rather than block on its next send.
+        overrides.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 10_000);
+        overrides.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+        overrides.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, 10_000);
+        return kafka.transactionalProducer(settings.consumerName(), settings.transactionalId(), overrides);
+    }
+
+    /** The inputs' consumer, in the cluster's group: its committed offsets say which records are applied. */
+    KafkaConsumer<byte[], byte[]> inputConsumer() {
+        return kafka.consumer(settings.consumerName(), Map.of(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId(),
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500,
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, MAX_RECORD_BYTES));
+    }
+
+    /** The journal's reader during a rebuild (no group: it assigns the journal's one partition). */
+    KafkaConsumer<byte[], byte[]> journalConsumer() {
+        return kafka.consumer(settings.consumerName() + "/journal", Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500,
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, MAX_RECORD_BYTES));
+    }
+
+    /** Serialises the Avro records the loop writes (Confluent wire format, schemas through the registry). */
+    Serializer<SpecificRecord> valueSerializer() {
+        return dev.allot.schemas.catalogue.EventSerdes.valueSerializer(settings.registryUrl());
+    }
+
+    Admin admin() {
+        return kafka.admin();
+    }
+}
