@@ -38,6 +38,11 @@ class PolicyPluggabilityTest {
         }
 
         @Override
+        public boolean limitsAdmission() {
+            return true;
+        }
+
+        @Override
         public boolean admits(JobView job, PolicyContext ctx) {
             return ctx.runningGpus(job.account()) + job.gpus() <= limit;
         }

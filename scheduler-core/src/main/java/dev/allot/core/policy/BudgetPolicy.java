@@ -1,7 +1,7 @@
 package dev.allot.core.policy;
 
 import dev.allot.core.JobView;
-import dev.allot.core.explain.Fmt;
+import dev.allot.core.explain.ReasonFormat;
 import dev.allot.core.ordering.FairTree;
 import java.util.List;
 
@@ -70,8 +70,8 @@ public final class BudgetPolicy implements SchedulingPolicy {
         double pr = ctx.usage(ps).ratio();
         double vr = ctx.usage(vs).ratio();
         boolean allowed = allowed(pr, vr);
-        String why = (allowed ? "" : "not ") + "allowed: " + vs + " (ratio " + Fmt.ratio(vr) + ") vs " + ps
-                + " (ratio " + Fmt.ratio(pr) + "), margin " + Fmt.ratio(margin);
+        String why = (allowed ? "" : "not ") + "allowed: " + vs + " (ratio " + ReasonFormat.ratio(vr) + ") vs " + ps
+                + " (ratio " + ReasonFormat.ratio(pr) + "), margin " + ReasonFormat.ratio(margin);
         return new PreemptionVerdict(allowed, vr, pr, why);
     }
 
