@@ -284,7 +284,7 @@ public final class Scheduler {
         jobs.add(j);
         Optional<String> invalid = Contract.validate(request, config.maxMinRuntimeMillis());
         if (invalid.isPresent()) {
-            j.reject(invalid.get());
+            j.reject();
             pending.add(new Decision.Reject(request.jobId(), request.account(), invalid.get()));
             return;
         }

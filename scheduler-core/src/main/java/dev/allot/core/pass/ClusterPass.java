@@ -144,7 +144,7 @@ public final class ClusterPass {
         // allocated jobs that stay waiting without their shape among the preemption failures
         boolean notFailed = j.allocated() && (lane || !mayPreempt);
         // Fast path: a better-ranked job of a shape no larger found no free GPUs (with the same
-        // backfill rights) and nothing to displace, and reservations are settled: this job is
+        // backfill rights) and nothing to displace, and no reservation will move: this job is
         // held the same way. Keeps a pass over 10,000 blocked jobs cheap.
         if (!lane && shortcuts.heldLikeBetterRanked(j, mayPreempt) && policy.admits(j, p)) {
             note.missingResource(cs.open.countAtLeast(gpus));

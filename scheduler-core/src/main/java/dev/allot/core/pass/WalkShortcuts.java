@@ -43,7 +43,7 @@ final class WalkShortcuts {
     /** Whether whole accounts may be skipped (shortcuts on, and the policy admits every job). */
     private final boolean skipAccounts;
     /** Once true it stays true: only blocked jobs ranked first move reservations. */
-    private boolean reservationsSettled;
+    private boolean reservationsFinal;
     private int nextCheck = 1;
     /** Lane jobs still waiting, per account (built on the first skip check). */
     private HashMap<String, ShapeCounts> laneWaiting;
@@ -55,11 +55,11 @@ final class WalkShortcuts {
         this.skipAccounts = skipAccounts;
     }
 
-    private boolean settled() {
-        if (!reservationsSettled) {
-            reservationsSettled = reserver.settled();
+    private boolean reservationsFinal() {
+        if (!reservationsFinal) {
+            reservationsFinal = reserver.reservationsFinal();
         }
-        return reservationsSettled;
+        return reservationsFinal;
     }
 
     /**
@@ -68,7 +68,7 @@ final class WalkShortcuts {
      * admission).
      */
     boolean heldLikeBetterRanked(Job j, boolean mayPreempt) {
-        if (!settled()) {
+        if (!reservationsFinal()) {
             return false;
         }
         int replicas = j.request().replicas();
@@ -92,7 +92,7 @@ final class WalkShortcuts {
      * path): the walk skips its list whole. Null if it must be walked.
      */
     WaitingShapes.AccountWaiting accountHeld(PassOrder order, String account, List<Job> list) {
-        if (!skipAccounts || !settled()) {
+        if (!skipAccounts || !reservationsFinal()) {
             return null;
         }
         WaitingShapes.AccountWaiting w = cs.shapes.of(account);

@@ -54,7 +54,7 @@ public final class BlockedJobReserver {
     }
 
     /** No reservation will be created or moved by a job further down this pass. */
-    public boolean settled() {
+    public boolean reservationsFinal() {
         if (!p.policy.reservesForBlockedJobs() || max == 0) {
             return true;
         }

@@ -29,7 +29,6 @@ public final class Job implements JobView {
     long lastCheckpoint = -1;
     List<ReplicaPlacement> placement = List.of();
     int requeues;
-    String rejection;
     /** Running as a lane job (its GPUs count against its account's lane bound). */
     boolean inLane;
     /** Waiting and not yet merged into its account's sorted list ({@link AccountQueues}). */
@@ -129,15 +128,9 @@ public final class Job implements JobView {
         return listedIn;
     }
 
-    /** Why it was rejected at submit, or null. */
-    public String rejection() {
-        return rejection;
-    }
-
-    /** Invalid at submit: rejected for good. */
-    public void reject(String reason) {
+    /** Invalid at submit: rejected for good (the reason goes out in the Reject decision). */
+    public void reject() {
         state = JobState.REJECTED;
-        rejection = reason;
     }
 
     /** The running job wrote a checkpoint at {@code t}: work since then is what a preemption would lose. */
