@@ -18,6 +18,7 @@ import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.Jobs;
 import dev.allot.core.usage.UsageLedger;
+import dev.allot.core.usage.WindowUsage;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -94,15 +95,9 @@ public final class Scheduler {
         return now;
     }
 
+    /** With {@link UsageFeed#RUNNING_JOBS}, charges what ran since the last accrual up to {@code to}. */
     private void accrue(long to) {
-        if (accountedUntil == Long.MIN_VALUE) {
-            accountedUntil = to;
-            return;
-        }
-        if (to <= accountedUntil) {
-            return;
-        }
-        if (config.usageFeed() == UsageFeed.RUNNING_JOBS) {
+        if (accountedUntil != Long.MIN_VALUE && to > accountedUntil && config.usageFeed() == UsageFeed.RUNNING_JOBS) {
             double seconds = (to - accountedUntil) / 1000.0;
             for (ClusterState cs : clusters.values()) {
                 for (Map.Entry<String, int[]> e : cs.rates().entrySet()) {
@@ -116,7 +111,7 @@ public final class Scheduler {
                 }
             }
         }
-        accountedUntil = to;
+        accountedUntil = Math.max(accountedUntil, to);
     }
 
     /**
@@ -347,8 +342,7 @@ public final class Scheduler {
         long windowStart = ledger.windowStart(t);
         boolean admitsEveryJob = !policy.limitsAdmission();
         for (ClusterState cs : clusters.values()) {
-            PassContext p = new PassContext(cs, t, passCounter, config, policy, tree,
-                    PassContext.usageOf(cs, tree, ledger, t), jobs);
+            PassContext p = new PassContext(cs, t, passCounter, config, policy, tree, ledger, jobs);
             ClusterPass.run(p, out, admitsEveryJob);
             cs.entitlement.prune(windowStart);
         }
@@ -373,8 +367,8 @@ public final class Scheduler {
             return List.of();
         }
         ArrayList<JobView> l = new ArrayList<>(cs.waitingCount());
-        if (cs.order != null) {
-            l.addAll(cs.order.jobs());
+        if (cs.order() != null) {
+            l.addAll(cs.order().jobs());
         }
         for (Job j : cs.waitingJobs()) {
             if (j.listedIn() == null) {
@@ -415,7 +409,7 @@ public final class Scheduler {
         if (cs == null) {
             return new AccountUsage(account, cluster, 0, 0, 0, 0, tree.fraction(account));
         }
-        AccountUsage u = PassContext.usageOf(cs, tree, ledger, now).get(account);
+        AccountUsage u = WindowUsage.of(cs.name, tree, ledger, cs.entitlement, now).get(account);
         return u != null ? u : new AccountUsage(account, cluster, 0, 0, 0, Double.POSITIVE_INFINITY, 0);
     }
 

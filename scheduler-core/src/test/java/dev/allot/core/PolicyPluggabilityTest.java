@@ -38,13 +38,13 @@ class PolicyPluggabilityTest {
         }
 
         @Override
-        public boolean limitsAdmission() {
-            return true;
+        public boolean admits(JobView job, PolicyContext ctx) {
+            return ctx.runningGpus(job.account()) + job.gpus() <= limit;
         }
 
         @Override
-        public boolean admits(JobView job, PolicyContext ctx) {
-            return ctx.runningGpus(job.account()) + job.gpus() <= limit;
+        public boolean limitsAdmission() {
+            return limit < Integer.MAX_VALUE; // (admits says no past the limit)
         }
 
         @Override

@@ -24,7 +24,7 @@ public final class Explainer {
     /** Why the waiting job waits, as seen by the last pass over its cluster. */
     public static WaitingExplanation waiting(Job j, ClusterState cs, BudgetView tree) {
         String jobId = j.jobId();
-        if (cs.order == null || j.listedIn() == null) {
+        if (cs.order() == null || j.listedIn() == null) {
             return new WaitingExplanation(jobId, j.cluster(), 0, Hold.NOT_YET_SCHEDULED, List.of(), "", null, -1,
                     "waiting for the next scheduling pass");
         }
@@ -34,7 +34,7 @@ public final class Explainer {
         String missing;
         String reservedFor;
         int openNodesSeen = 0;
-        if (note != null && note.passNo == cs.lastPassNo) {
+        if (note != null && note.passNo == cs.lastPassNo()) {
             position = note.position;
             hold = note.hold;
             missing = note.missing;
@@ -43,20 +43,20 @@ public final class Explainer {
         } else {
             // the last pass skipped this job's account or stopped walking before it: what the walk
             // would have recorded
-            PassOrder.Skip skip = cs.order.skipOf(j);
+            PassOrder.Skip skip = cs.order().skipOf(j);
             hold = Hold.MISSING_RESOURCE;
             reservedFor = null;
             if (skip != null) {
-                position = cs.order.positionIn(skip, j);
+                position = cs.order().positionIn(skip, j);
                 missing = null;
                 openNodesSeen = skip.openNodes(j.request().gpusPerReplica());
             } else {
-                position = cs.order.positionAfterStop(j);
+                position = cs.order().positionAfterStop(j);
                 missing = j.request().replicas() + " nodes with " + j.request().gpusPerReplica()
                         + " free GPUs; no GPU is free and jobs ranked ahead found nothing they may preempt";
             }
         }
-        List<AccountRatio> ahead = cs.lastRanking.aheadOf(j.account());
+        List<AccountRatio> ahead = cs.lastRanking().aheadOf(j.account());
         StringBuilder b = new StringBuilder();
         b.append("position ").append(position).append(" on ").append(j.cluster()).append(": ");
         String missingWords = missing != null ? missing
@@ -77,7 +77,7 @@ public final class Explainer {
                     .collect(Collectors.joining(", ")));
         }
         return new WaitingExplanation(jobId, j.cluster(), position, hold, ahead, missingWords, reservedFor,
-                cs.lastPassAt, b.toString());
+                cs.lastPassAt(), b.toString());
     }
 
     /** Protected until when, or preemptible now. */

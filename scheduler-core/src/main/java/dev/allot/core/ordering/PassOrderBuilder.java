@@ -27,7 +27,7 @@ public final class PassOrderBuilder {
     }
 
     /**
-     * The order of this pass, also kept as {@code cs.order}.
+     * The order of this pass.
      *
      * @param laneBound the debug lane's GPUs per account, or -1 when the policy has no lane
      */
@@ -72,7 +72,6 @@ public final class PassOrderBuilder {
             }
             i = k;
         }
-        cs.order = out;
         return out;
     }
 

@@ -68,11 +68,9 @@ public final class ClusterPass {
         DebugLane lane = policy.hasDebugLane() ? p.config.debugLane() : null;
         LaneReserve.hold(cs, lane, p.jobs);
         ranking = policy.rankAccounts(p); // 3
-        cs.lastRanking = ranking;
         PassOrder order = PassOrderBuilder.build(cs, ranking, policy.withinAccount(),
                 lane != null ? lane.gpusPerAccount() : -1);
-        cs.lastPassAt = p.t;
-        cs.lastPassNo = p.passNo;
+        cs.passStarted(ranking, order, p.t, p.passNo);
         walk(order); // 4
         reserver.dropUnconfirmed(); // 5
     }

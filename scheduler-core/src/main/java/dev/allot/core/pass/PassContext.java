@@ -12,6 +12,7 @@ import dev.allot.core.reservation.Reservation;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.Jobs;
+import dev.allot.core.usage.UsageLedger;
 import dev.allot.core.usage.WindowUsage;
 import java.util.Collections;
 import java.util.HashMap;
@@ -44,23 +45,18 @@ public final class PassContext implements PolicyContext {
     private final Set<Job> placed = Collections.newSetFromMap(new IdentityHashMap<>());
     private VictimSearch victims;
 
+    /** A pass over {@code cs} at {@code t}; the window usage is read from {@code ledger} now, once. */
     public PassContext(ClusterState cs, long t, long passNo, SchedulerConfig config, SchedulingPolicy policy,
-            BudgetTree tree, HashMap<String, AccountUsage> usage, Jobs jobs) {
+            BudgetTree tree, UsageLedger ledger, Jobs jobs) {
         this.cs = cs;
         this.t = t;
         this.passNo = passNo;
+        this.usage = WindowUsage.of(cs.name, tree, ledger, cs.entitlement, t);
         this.config = config;
         this.policy = policy;
         this.tree = tree;
         this.jobs = jobs;
-        this.usage = usage;
         this.displacement = new DisplacementMemo(jobs.accountCount());
-    }
-
-    /** The window usage of every account on the cluster at {@code t} (for a {@link PassContext} or a query). */
-    public static HashMap<String, AccountUsage> usageOf(ClusterState cs, BudgetTree tree,
-            dev.allot.core.usage.UsageLedger ledger, long t) {
-        return WindowUsage.of(cs.name, tree, ledger, cs.entitlement, t);
     }
 
     @Override

@@ -47,11 +47,11 @@ public final class ClusterState {
     public final LaneDemand laneDemand;
     /** What the last pass found about each waiting job it walked. */
     public final ExplanationBook explanations = new ExplanationBook();
-    /** The ranking and order of the last pass (the order may hold jobs that left since). */
-    public AccountRanking lastRanking = AccountRanking.flat();
-    public PassOrder order;
-    public long lastPassAt = -1;
-    public long lastPassNo = -1;
+    /** The ranking and order of the last pass (the order may hold jobs that left since), its time and number. */
+    private AccountRanking lastRanking = AccountRanking.flat();
+    private PassOrder order;
+    private long lastPassAt = -1;
+    private long lastPassNo = -1;
 
     /** {@link #nodes} as an array and each node's position in it; nodes only ever join, so a size check keeps them fresh. */
     private Node[] nodeArray = new Node[0];
@@ -299,6 +299,31 @@ public final class ClusterState {
             }
         }
         return c;
+    }
+
+    /** A pass numbered {@code passNo} at {@code t} ranked the accounts and ordered the waiting jobs so. */
+    public void passStarted(AccountRanking ranking, PassOrder passOrder, long t, long passNo) {
+        lastRanking = ranking;
+        order = passOrder;
+        lastPassAt = t;
+        lastPassNo = passNo;
+    }
+
+    public AccountRanking lastRanking() {
+        return lastRanking;
+    }
+
+    /** The order of the last pass, or null before the first. */
+    public PassOrder order() {
+        return order;
+    }
+
+    public long lastPassAt() {
+        return lastPassAt;
+    }
+
+    public long lastPassNo() {
+        return lastPassNo;
     }
 
     /** Whether the job is in the lane group of the last pass's order (this pass's, during a pass). */

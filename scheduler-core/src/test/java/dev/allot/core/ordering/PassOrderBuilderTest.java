@@ -18,19 +18,22 @@ import org.junit.jupiter.api.Test;
 class PassOrderBuilderTest {
     private final ClusterBuilder given = new ClusterBuilder();
 
-    /** Ranks as given; accounts not listed rank last. */
-    private static AccountRanking ranks(Map<String, Integer> ranks) {
-        return new AccountRanking() {
-            @Override
-            public int rankOf(String account) {
-                return ranks.getOrDefault(account, Integer.MAX_VALUE);
-            }
+    /** Ranks as given; accounts not listed rank last (no ratios to quote). */
+    private record Ranks(Map<String, Integer> byAccount) implements AccountRanking {
+        @Override
+        public List<AccountRatio> aheadOf(String account) {
+            return List.of();
+        }
 
-            @Override
-            public List<AccountRatio> aheadOf(String account) {
-                return List.of();
-            }
-        };
+        @Override
+        public int rankOf(String account) {
+            Integer rank = byAccount.get(account);
+            return rank == null ? Integer.MAX_VALUE : rank;
+        }
+    }
+
+    private static AccountRanking ranks(Map<String, Integer> ranks) {
+        return new Ranks(ranks);
     }
 
     private static List<String> ids(PassOrder order) {

@@ -80,9 +80,9 @@ class VictimSearchTest {
     void givenAGangAndANodeThatMayNotTakeIt_whenSelecting_thenEveryReplicaGetsAnEligibleNode() {
         // given three full nodes of unallocated work, the first one not eligible (say, draining)
         given.nodes(3, 4);
-        given.running("u1", "a", 4, 0, T0, given.node(1));
-        given.running("u2", "a", 4, 0, T0, given.node(2));
-        given.running("u3", "a", 4, 0, T0, given.node(3));
+        for (int i = 1; i <= 3; i++) {
+            given.running("u" + i, "a", 4, 0, T0, given.node(i));
+        }
         // when a 2 x 4 gang looks for room
         VictimSearch.Selection s = search(T0 + 1000).select(2, 4, n -> !n.nodeId().equals("c1-n001"), v -> true);
         // then it gets nodes 2 and 3, displacing their jobs

@@ -8,7 +8,7 @@ import dev.allot.core.cluster.Node;
 import dev.allot.core.pass.PassContext;
 import dev.allot.core.policy.BudgetPolicy;
 import dev.allot.core.policy.SchedulingPolicy;
-import java.util.HashMap;
+import dev.allot.core.usage.UsageLedger;
 import java.util.List;
 
 /** Given-steps for the phases' own tests: one cluster "c1" built directly, without the facade. */
@@ -57,6 +57,6 @@ public final class ClusterBuilder {
     }
 
     public PassContext pass(long t) {
-        return new PassContext(cs, t, 1, SchedulerConfig.defaults(), policy, tree, new HashMap<>(), jobs);
+        return new PassContext(cs, t, 1, SchedulerConfig.defaults(), policy, tree, new UsageLedger(7 * 24 * HOUR, HOUR), jobs);
     }
 }
