@@ -13,6 +13,8 @@ import dev.allot.core.policy.AccountRanking;
 import dev.allot.core.preemption.PreemptibleIndex;
 import dev.allot.core.reservation.ReservationBook;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -192,8 +194,8 @@ public final class ClusterState {
     }
 
     /** Waiting jobs in arrival order (read only). */
-    public java.util.Collection<Job> waitingJobs() {
-        return java.util.Collections.unmodifiableCollection(waiting.values());
+    public Collection<Job> waitingJobs() {
+        return Collections.unmodifiableCollection(waiting.values());
     }
 
     public int waitingCount() {
@@ -201,8 +203,8 @@ public final class ClusterState {
     }
 
     /** Running jobs by id (read only). */
-    public java.util.Collection<Job> runningJobs() {
-        return java.util.Collections.unmodifiableCollection(running.values());
+    public Collection<Job> runningJobs() {
+        return Collections.unmodifiableCollection(running.values());
     }
 
     /** Files the arrivals in their accounts' lists, sorted by {@code within}. */
@@ -212,7 +214,7 @@ public final class ClusterState {
 
     /** Account to {charged, unallocated} GPUs running now (read only; accounts with none are absent). */
     public Map<String, int[]> rates() {
-        return java.util.Collections.unmodifiableMap(rates);
+        return Collections.unmodifiableMap(rates);
     }
 
     /** GPUs the account holds here now, both charge modes. */
