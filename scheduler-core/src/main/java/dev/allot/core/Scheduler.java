@@ -192,14 +192,12 @@ public final class Scheduler {
         if (n == null) {
             n = new Node(spec);
             nodeById.put(spec.nodeId(), n);
-            cs.nodes.put(spec.nodeId(), n);
+            cs.nodeJoined(n);
         } else if (n.lost()) {
-            n.fence();
+            cs.nodeBack(n);
         } else {
-            return n.epoch();
+            return n.epoch(); // a live node registering again keeps its state
         }
-        cs.open.add(n);
-        cs.availabilityChanged();
         capacityChanged(cs, t);
         return n.epoch();
     }
@@ -208,29 +206,17 @@ public final class Scheduler {
     public void drainNode(long atMillis, String nodeId) {
         advance(atMillis);
         Node n = nodeById.get(nodeId);
-        if (n == null || n.draining()) {
-            return;
+        if (n != null && !n.draining()) {
+            clusters.get(n.cluster()).drain(n);
         }
-        ClusterState cs = clusters.get(n.cluster());
-        n.drain();
-        cs.availabilityChanged();
-        cs.open.remove(n);
-        cs.laneNodes.release(n, cs.open);
-        cs.reservations.dropHolding(n);
     }
 
     /** The node takes work again. */
     public void undrainNode(long atMillis, String nodeId) {
         advance(atMillis);
         Node n = nodeById.get(nodeId);
-        if (n == null || !n.draining()) {
-            return;
-        }
-        n.undrain();
-        ClusterState cs = clusters.get(n.cluster());
-        cs.availabilityChanged();
-        if (n.available() && !n.debugReserve()) {
-            cs.open.add(n);
+        if (n != null && n.draining()) {
+            clusters.get(n.cluster()).undrain(n);
         }
     }
 
@@ -246,19 +232,13 @@ public final class Scheduler {
             return;
         }
         ClusterState cs = clusters.get(n.cluster());
-        cs.reservations.dropHolding(n);
-        cs.open.remove(n);
-        for (String jobId : List.copyOf(n.jobs().keySet())) {
-            Job j = jobs.get(jobId);
-            ClusterState.Released released = cs.requeue(j, t, true);
-            pending.add(new Decision.Requeue(jobId, j.account(), nodeId,
+        for (ClusterState.Requeued r : cs.lose(n, t)) {
+            Job j = r.job();
+            pending.add(new Decision.Requeue(j.jobId(), j.account(), nodeId,
                     "node " + nodeId + " was lost; the job queues again with its submit time "
-                            + ReasonFormat.time(j.queuedSinceMillis()), released.placement(),
-                    released.lostGpuSeconds()));
+                            + ReasonFormat.time(j.queuedSinceMillis()), r.released().placement(),
+                    r.released().lostGpuSeconds()));
         }
-        n.lose();
-        cs.availabilityChanged();
-        cs.laneNodes.release(n, cs.open); // after lose(): a lost node must not return to the open set
         capacityChanged(cs, t);
     }
 

@@ -9,7 +9,6 @@ import dev.allot.core.policy.SchedulingPolicy;
 import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**

@@ -225,6 +225,57 @@ public final class ClusterState {
 
     // ---------------------------------------------------------------- nodes
 
+    /** A new node joins the cluster: it takes work. */
+    public void nodeJoined(Node n) {
+        nodes.put(n.nodeId(), n);
+        open.add(n);
+        availabilityChanged();
+    }
+
+    /** A lost node registers again: fenced (new epoch, empty), it takes work. */
+    public void nodeBack(Node n) {
+        n.fence();
+        open.add(n);
+        availabilityChanged();
+    }
+
+    /** No new work on the node; it is no longer held for the lane nor reserved (its jobs go as their contracts allow). */
+    public void drain(Node n) {
+        n.drain();
+        availabilityChanged();
+        open.remove(n);
+        laneNodes.release(n, open);
+        reservations.dropHolding(n);
+    }
+
+    /** The node takes work again. */
+    public void undrain(Node n) {
+        n.undrain();
+        availabilityChanged();
+        if (n.available() && !n.debugReserve()) {
+            open.add(n);
+        }
+    }
+
+    /** A job requeued by a node's loss, and what it released. */
+    public record Requeued(Job job, Released released) {
+    }
+
+    /** The node is lost at {@code t}: every job with a replica there requeues keeping its submit time (in job id order). */
+    public List<Requeued> lose(Node n, long t) {
+        reservations.dropHolding(n);
+        open.remove(n);
+        ArrayList<Requeued> out = new ArrayList<>();
+        for (String jobId : List.copyOf(n.jobs().keySet())) {
+            Job j = running.get(jobId);
+            out.add(new Requeued(j, requeue(j, t, true)));
+        }
+        n.lose();
+        availabilityChanged();
+        laneNodes.release(n, open); // after lose(): a lost node must not return to the open set
+        return out;
+    }
+
     /** The nodes in id order (shared: do not modify). */
     public Node[] nodeArray() {
         if (nodeArray.length != nodes.size()) {
