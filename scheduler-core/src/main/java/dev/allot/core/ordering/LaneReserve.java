@@ -34,7 +34,7 @@ public final class LaneReserve {
         while (cs.laneNodes.size() < target) {
             Node best = null;
             int bestUsable = -1;
-            for (Node n : cs.nodes.values()) {
+            for (Node n : cs.nodes()) {
                 if (!n.available() || n.debugReserve() || n.reservedFor() != null) {
                     continue;
                 }

@@ -76,7 +76,7 @@ public final class ClusterPass {
     }
 
     private void drain() {
-        for (Node n : cs.nodes.values()) {
+        for (Node n : cs.nodes()) {
             if (!n.draining() || n.lost()) {
                 continue;
             }

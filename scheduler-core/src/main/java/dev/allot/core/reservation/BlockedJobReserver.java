@@ -117,7 +117,7 @@ public final class BlockedJobReserver {
             return false;
         }
         ArrayList<ReservationPlanner.NodeOutlook> outlooks = new ArrayList<>();
-        for (Node n : p.cs.nodes.values()) {
+        for (Node n : p.cs.nodes()) {
             if (n.available() && n.reservedFor() == null && !n.debugReserve() && n.gpus() >= gpus) {
                 outlooks.add(outlook(j, n));
             }

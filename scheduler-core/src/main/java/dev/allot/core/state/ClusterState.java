@@ -32,7 +32,7 @@ import java.util.TreeMap;
 public final class ClusterState {
     public final String name;
     /** Nodes by id (only ever join; lost nodes stay, fenced when they come back). */
-    public final TreeMap<String, Node> nodes = new TreeMap<>();
+    private final TreeMap<String, Node> nodes = new TreeMap<>();
     /** Live, not draining, not reserved or held nodes by free GPUs. */
     public final FreeIndex open = new FreeIndex();
     /** Waiting jobs in arrival order (the pass orders them). */
@@ -224,6 +224,15 @@ public final class ClusterState {
     }
 
     // ---------------------------------------------------------------- nodes
+
+    /** The nodes in id order (read only). */
+    public Collection<Node> nodes() {
+        return Collections.unmodifiableCollection(nodes.values());
+    }
+
+    public Node node(String nodeId) {
+        return nodes.get(nodeId);
+    }
 
     /** A new node joins the cluster: it takes work. */
     public void nodeJoined(Node n) {

@@ -23,18 +23,15 @@ public final class ClusterBuilder {
 
     /** Nodes c1-n001.. with {@code gpus} GPUs each, open. */
     public ClusterBuilder nodes(int count, int gpus) {
-        int existing = cs.nodes.size();
+        int existing = cs.nodes().size();
         for (int i = 0; i < count; i++) {
-            Node n = new Node(new NodeSpec("c1", String.format("c1-n%03d", existing + i + 1), gpus));
-            cs.nodes.put(n.nodeId(), n);
-            cs.open.add(n);
+            cs.nodeJoined(new Node(new NodeSpec("c1", String.format("c1-n%03d", existing + i + 1), gpus)));
         }
-        cs.availabilityChanged();
         return this;
     }
 
     public Node node(int i) {
-        return cs.nodes.get(String.format("c1-n%03d", i));
+        return cs.node(String.format("c1-n%03d", i));
     }
 
     /** A waiting job ({@code minRuntime} 0: unallocated), submitted at {@code submitAt}. */
