@@ -27,13 +27,13 @@ public final class Explainer {
             return new WaitingExplanation(jobId, j.cluster(), 0, Hold.NOT_YET_SCHEDULED, List.of(), "", null, -1,
                     "waiting for the next scheduling pass");
         }
-        ExplanationBook.Note note = cs.explanations.find(j);
+        ExplanationBook.Note note = cs.explanations.noteAt(j.waitingSlot());
         int position;
         Hold hold;
         String missing;
         String reservedFor;
         int openNodesSeen = 0;
-        if (note != null && note.passNo == cs.lastPassNo()) {
+        if (note.passNo == cs.lastPassNo()) {
             position = note.position;
             hold = note.hold;
             missing = note.missing;

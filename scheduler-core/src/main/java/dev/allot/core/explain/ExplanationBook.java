@@ -1,12 +1,14 @@
 package dev.allot.core.explain;
 
-import dev.allot.core.state.Job;
-import java.util.IdentityHashMap;
+import java.util.ArrayList;
+import java.util.Arrays;
 
 /**
  * What the last pass over a cluster found about each waiting job it walked: its position and
- * what holds it. Internal. Written only by the pass (one reused note per waiting job), read by
- * {@link Explainer}; a job's note goes when it leaves the waiting set.
+ * what holds it. Internal. Written only by the pass, read by {@link Explainer}. Each waiting job
+ * has a slot here from the time it joins the waiting set until it leaves ({@code
+ * state.ClusterState} opens and closes it); the walk reaches a job's note by its slot, with no
+ * lookup, and notes are reused across passes and jobs.
  */
 public final class ExplanationBook {
 
@@ -47,25 +49,31 @@ public final class ExplanationBook {
         }
     }
 
-    private final IdentityHashMap<Job, Note> notes = new IdentityHashMap<>();
+    private final ArrayList<Note> notes = new ArrayList<>();
+    /** Closed slots, reused first (a stack of {@link #freeCount} entries). */
+    private int[] free = new int[16];
+    private int freeCount;
 
-    /** The job's note, to be written by the pass walking it. */
-    public Note noteFor(Job j) {
-        Note n = notes.get(j);
-        if (n == null) {
-            n = new Note();
-            notes.put(j, n);
+    /** A slot for a job joining the waiting set; its note says no pass walked it yet. */
+    public int open() {
+        if (freeCount > 0) {
+            return free[--freeCount];
         }
-        return n;
+        notes.add(new Note());
+        return notes.size() - 1;
     }
 
-    /** The job's note if a pass walked it (null if none did, or it left the waiting set since). */
-    Note find(Job j) {
-        return notes.get(j);
+    /** The job in {@code slot} left the waiting set. */
+    public void close(int slot) {
+        notes.get(slot).passNo = -1;
+        if (freeCount == free.length) {
+            free = Arrays.copyOf(free, freeCount * 2);
+        }
+        free[freeCount++] = slot;
     }
 
-    /** The job left the waiting set. */
-    public void forget(Job j) {
-        notes.remove(j);
+    /** The note of the job in {@code slot}, to be written by the pass walking it. */
+    public Note noteAt(int slot) {
+        return notes.get(slot);
     }
 }

@@ -10,7 +10,7 @@ import java.util.Map;
  * Debug lane rule 5: which nodes a cluster holds for the lane. As many whole nodes as the lane's
  * demand needs plus one spare, at most {@link DebugLane#reserveNodes} of them, released only when
  * two above the need; none until debug work first shows up (a cluster without any pays nothing).
- * Nodes that drain or are lost leave at once (the facade's node events); a missing node is
+ * Nodes that drain or are lost leave at once ({@code ClusterState.drain}, {@code lose}); a missing node is
  * replaced by the open node with the most GPUs free or held by lane and unallocated work, then the
  * most GPUs, then the highest id (low ids are packed first, so the reserve sits at the other end).
  */

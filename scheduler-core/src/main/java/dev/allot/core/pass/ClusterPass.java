@@ -135,7 +135,7 @@ public final class ClusterPass {
 
     /** Step 4 for one job. */
     private void visit(Job j, int position, boolean lane, WalkShortcuts.Failures failed) {
-        ExplanationBook.Note note = cs.explanations.noteFor(j).walked(p.passNo, position);
+        ExplanationBook.Note note = cs.explanations.noteAt(j.waitingSlot()).walked(p.passNo, position);
         int replicas = j.request().replicas();
         int gpus = j.request().gpusPerReplica();
         boolean mayPreempt = p.mayPreempt(j);

@@ -110,12 +110,13 @@ public final class VictimSearch {
         }
     }
 
+    /** GPUs the victim holds on node i (its replicas name their nodes; one replica per node). */
     private int gpusOn(Job v, int i) {
         int g = 0;
-        int[] at = cs.nodeIndices(v);
-        for (int k = 0; k < at.length; k++) {
-            if (at[k] == i) {
-                g = v.placement().get(k).gpuIndices().size();
+        String here = nodes[i].nodeId();
+        for (ReplicaPlacement r : v.placement()) {
+            if (r.nodeId().equals(here)) {
+                g = r.gpuIndices().size();
             }
         }
         return g;

@@ -31,8 +31,10 @@ import java.util.TreeMap;
  */
 public final class ClusterState {
     public final String name;
-    /** Nodes by id (only ever join; lost nodes stay, fenced when they come back). */
+    /** Nodes in id order (only ever join; lost nodes stay, fenced when they come back). */
     private final TreeMap<String, Node> nodes = new TreeMap<>();
+    /** The same nodes for lookups by id (asked for every reserved node of every job walked). */
+    private final HashMap<String, Node> nodeById = new HashMap<>();
     /** Live, not draining, not reserved or held nodes by free GPUs. */
     public final FreeIndex open = new FreeIndex();
     /** Waiting jobs in arrival order (the pass orders them). */
@@ -69,7 +71,7 @@ public final class ClusterState {
     public ClusterState(String name, Comparator<? super Job> within) {
         this.name = name;
         this.laneDemand = new LaneDemand(within);
-        this.reservations = new ReservationBook(nodes, open);
+        this.reservations = new ReservationBook(nodeById, open);
     }
 
     // ---------------------------------------------------------------- jobs
@@ -77,6 +79,7 @@ public final class ClusterState {
     /** A submitted or requeued job joins the waiting set; the next pass files it in its account's list. */
     public void arrive(Job j) {
         if (waiting.put(j.jobId(), j) == null) {
+            j.waitingSlot = explanations.open();
             shapes.count(j, 1);
             if (j.debugShape) {
                 laneDemand.waiting(j);
@@ -94,7 +97,8 @@ public final class ClusterState {
             if (j.debugShape) {
                 laneDemand.left(j);
             }
-            explanations.forget(j);
+            explanations.close(j.waitingSlot);
+            j.waitingSlot = -1;
         }
     }
 
@@ -169,7 +173,7 @@ public final class ClusterState {
     private void release(Job j, long t) {
         preemptible.releasing(this, j);
         for (ReplicaPlacement r : j.placement) {
-            Node n = nodes.get(r.nodeId());
+            Node n = nodeById.get(r.nodeId());
             if (n != null && n.epoch() == r.nodeEpoch()) {
                 n.release(j.jobId());
                 open.update(n);
@@ -231,12 +235,13 @@ public final class ClusterState {
     }
 
     public Node node(String nodeId) {
-        return nodes.get(nodeId);
+        return nodeById.get(nodeId);
     }
 
     /** A new node joins the cluster: it takes work. */
     public void nodeJoined(Node n) {
         nodes.put(n.nodeId(), n);
+        nodeById.put(n.nodeId(), n);
         open.add(n);
         availabilityChanged();
     }

@@ -35,6 +35,8 @@ public final class Job implements JobView {
     boolean arrived;
     /** The account list of {@link AccountQueues} this job sits in (null after it re-arrived). */
     List<Job> listedIn;
+    /** Its slot in the cluster's explanation book while waiting, else -1. */
+    int waitingSlot = -1;
 
     public Job(JobRequest request, long seq, int accountId, boolean debugShape) {
         this.request = request;
@@ -126,6 +128,11 @@ public final class Job implements JobView {
     /** The account list of {@link AccountQueues} this waiting job is filed in, or null until the next pass files it. */
     public List<Job> listedIn() {
         return listedIn;
+    }
+
+    /** Its slot in its cluster's explanation book while it waits, else -1. */
+    public int waitingSlot() {
+        return waitingSlot;
     }
 
     /** Invalid at submit: rejected for good (the reason goes out in the Reject decision). */
