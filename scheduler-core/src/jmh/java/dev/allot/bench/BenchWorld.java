@@ -154,28 +154,24 @@ public final class BenchWorld {
         long totalSubmit = 0;
         long totalInc = 0;
         for (int i = 0; i < rounds; i++) {
-            w.now += 1000;
-            a = CPU.getCurrentThreadCpuTime();
-            w.submitRandom();
-            d = w.s.schedule(w.now);
-            b = CPU.getCurrentThreadCpuTime();
-            w.track(d);
-            totalSubmit += b - a;
-            if (i % 200 == 0) {
-                System.out.printf("submit+pass %.3f ms (%d decisions)%n", (b - a) / 1e6, d.size());
-            }
-            w.now += 1000;
-            a = CPU.getCurrentThreadCpuTime();
-            w.finishOne();
-            d = w.s.schedule(w.now);
-            b = CPU.getCurrentThreadCpuTime();
-            w.track(d);
-            totalInc += b - a;
-            if (i % 200 == 0) {
-                System.out.printf("finish+pass %.3f ms (%d decisions)%n", (b - a) / 1e6, d.size());
-            }
+            totalSubmit += timedRound(w, w::submitRandom, "submit+pass", i);
+            totalInc += timedRound(w, w::finishOne, "finish+pass", i);
         }
         System.out.printf("submit+pass average %.3f ms CPU, finish+pass average %.3f ms CPU (%d rounds)%n",
                 totalSubmit / rounds / 1e6, totalInc / rounds / 1e6, rounds);
+    }
+
+    /** One second on, the event, then a pass: its thread CPU time; printed every 200 rounds. */
+    private static long timedRound(BenchWorld w, Runnable event, String what, int i) {
+        w.now += 1000;
+        long a = CPU.getCurrentThreadCpuTime();
+        event.run();
+        List<Decision> d = w.s.schedule(w.now);
+        long b = CPU.getCurrentThreadCpuTime();
+        w.track(d);
+        if (i % 200 == 0) {
+            System.out.printf("%s %.3f ms (%d decisions)%n", what, (b - a) / 1e6, d.size());
+        }
+        return b - a;
     }
 }

@@ -43,6 +43,11 @@ class PolicyPluggabilityTest {
         }
 
         @Override
+        public boolean limitsAdmission() {
+            return limit < Integer.MAX_VALUE; // (admits says no past the limit)
+        }
+
+        @Override
         public boolean mayPreempt(JobView preemptor, PolicyContext ctx) {
             return false;
         }

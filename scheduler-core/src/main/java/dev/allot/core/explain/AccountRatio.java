@@ -10,6 +10,6 @@ package dev.allot.core.explain;
 public record AccountRatio(String account, double ratio, double chargedGpuSeconds, double entitledGpuSeconds) {
     @Override
     public String toString() {
-        return account + " (ratio " + Fmt.ratio(ratio) + ")";
+        return account + " (ratio " + ReasonFormat.ratio(ratio) + ")";
     }
 }

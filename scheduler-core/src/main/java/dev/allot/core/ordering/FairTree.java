@@ -106,12 +106,5 @@ public final class FairTree {
             }
             return ahead;
         }
-
-        /** The ratios of the account's siblings (itself included) in rank order. */
-        public List<AccountRatio> siblingsOf(String account) {
-            String p = tree.parent(account);
-            List<AccountRatio> l = sortedSiblings.get(p == null ? "" : p);
-            return l == null ? List.of() : l;
-        }
     }
 }

@@ -52,10 +52,6 @@ public final class FreeIndex {
         file(n, n.freeGpus());
     }
 
-    public boolean contains(Node n) {
-        return n.indexedFreeOf() >= 0;
-    }
-
     private void file(Node n, int free) {
         while (byFree.size() <= free) {
             byFree.add(new TreeSet<>(BY_ID));

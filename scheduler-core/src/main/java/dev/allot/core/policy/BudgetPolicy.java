@@ -1,7 +1,7 @@
 package dev.allot.core.policy;
 
 import dev.allot.core.JobView;
-import dev.allot.core.explain.Fmt;
+import dev.allot.core.explain.ReasonFormat;
 import dev.allot.core.ordering.FairTree;
 import java.util.List;
 
@@ -50,48 +50,54 @@ public final class BudgetPolicy implements SchedulingPolicy {
      */
     @Override
     public PreemptionVerdict mayDisplace(JobView preemptor, JobView victim, PolicyContext ctx) {
-        BudgetView tree = ctx.budgets();
-        if (!tree.exists(preemptor.account())) {
-            return PreemptionVerdict.no("preemptor's account " + preemptor.account() + " is not in the budget tree");
-        }
-        if (!tree.exists(victim.account())) {
-            return new PreemptionVerdict(true, Double.POSITIVE_INFINITY, ctx.usage(preemptor.account()).ratio(),
+        Comparison c = compare(preemptor, victim, ctx);
+        return switch (c.outcome()) {
+            case PREEMPTOR_WITHOUT_BUDGET -> PreemptionVerdict.no(
+                    "preemptor's account " + preemptor.account() + " is not in the budget tree");
+            case VICTIM_WITHOUT_BUDGET -> new PreemptionVerdict(true, Double.POSITIVE_INFINITY,
+                    ctx.usage(preemptor.account()).ratio(),
                     "victim's account " + victim.account() + " has no budget any more");
-        }
-        List<String> p = tree.path(preemptor.account());
-        List<String> v = tree.path(victim.account());
-        int i = divergence(p, v);
-        if (i == p.size() || i == v.size()) {
-            return PreemptionVerdict.no("accounts " + preemptor.account() + " and " + victim.account()
+            case SHARED_PATH -> PreemptionVerdict.no("accounts " + preemptor.account() + " and " + victim.account()
                     + " share a path in the tree (equal rank)");
-        }
-        String ps = p.get(i);
-        String vs = v.get(i);
-        double pr = ctx.usage(ps).ratio();
-        double vr = ctx.usage(vs).ratio();
-        boolean allowed = allowed(pr, vr);
-        String why = (allowed ? "" : "not ") + "allowed: " + vs + " (ratio " + Fmt.ratio(vr) + ") vs " + ps
-                + " (ratio " + Fmt.ratio(pr) + "), margin " + Fmt.ratio(margin);
-        return new PreemptionVerdict(allowed, vr, pr, why);
+            case RATIOS -> new PreemptionVerdict(c.allowed(), c.victimRatio(), c.preemptorRatio(),
+                    (c.allowed() ? "" : "not ") + "allowed: " + c.victimSide() + " (ratio "
+                            + ReasonFormat.ratio(c.victimRatio()) + ") vs " + c.preemptorSide() + " (ratio "
+                            + ReasonFormat.ratio(c.preemptorRatio()) + "), margin " + ReasonFormat.ratio(margin));
+        };
     }
 
     /** {@link #mayDisplace}'s answer without its reason (the core asks this for every pair of accounts it meets). */
     @Override
     public boolean allowsDisplacing(JobView preemptor, JobView victim, PolicyContext ctx) {
+        return compare(preemptor, victim, ctx).allowed();
+    }
+
+    private enum Outcome { PREEMPTOR_WITHOUT_BUDGET, VICTIM_WITHOUT_BUDGET, SHARED_PATH, RATIOS }
+
+    /** Rule (b) once, for both answers: the sides compared and the verdict; the reason is worded only by mayDisplace. */
+    private record Comparison(Outcome outcome, boolean allowed, String preemptorSide, String victimSide,
+            double preemptorRatio, double victimRatio) {
+    }
+
+    private Comparison compare(JobView preemptor, JobView victim, PolicyContext ctx) {
         BudgetView tree = ctx.budgets();
         if (!tree.exists(preemptor.account())) {
-            return false;
+            return new Comparison(Outcome.PREEMPTOR_WITHOUT_BUDGET, false, null, null, Double.NaN, Double.NaN);
         }
         if (!tree.exists(victim.account())) {
-            return true;
+            return new Comparison(Outcome.VICTIM_WITHOUT_BUDGET, true, null, null, Double.NaN, Double.NaN);
         }
         List<String> p = tree.path(preemptor.account());
         List<String> v = tree.path(victim.account());
         int i = divergence(p, v);
         if (i == p.size() || i == v.size()) {
-            return false;
+            return new Comparison(Outcome.SHARED_PATH, false, null, null, Double.NaN, Double.NaN);
         }
-        return allowed(ctx.usage(p.get(i)).ratio(), ctx.usage(v.get(i)).ratio());
+        String ps = p.get(i);
+        String vs = v.get(i);
+        double pr = ctx.usage(ps).ratio();
+        double vr = ctx.usage(vs).ratio();
+        return new Comparison(Outcome.RATIOS, allowed(pr, vr), ps, vs, pr, vr);
     }
 
     /** The first level where the two paths differ (the size of the shorter if one contains the other). */

@@ -45,9 +45,21 @@ public interface SchedulingPolicy {
         return PRIORITY_THEN_SUBMIT;
     }
 
-    /** Admission: may this waiting job start now (e.g. per-team GPU limits)? Checked before placement. */
+    /**
+     * Admission: may this waiting job start now (e.g. per-team GPU limits)? Checked before
+     * placement. A policy that overrides this must also say so in {@link #limitsAdmission}.
+     */
     default boolean admits(JobView job, PolicyContext ctx) {
         return true;
+    }
+
+    /**
+     * Whether {@link #admits} may ever say no. {@code false} (the default, with the default
+     * {@code admits}) lets a pass skip whole accounts none of whose jobs could start, without asking
+     * for each; a policy with admission limits returns {@code true}.
+     */
+    default boolean limitsAdmission() {
+        return false;
     }
 
     /** Whether allocated jobs are protected from preemption until placement + minimum runtime. */

@@ -7,7 +7,7 @@ import java.util.Comparator;
 /**
  * Which running job to displace first, on one node, when an allocated job needs room.
  *
- * <p>The victim rules, in the order the core applies them ({@code dev.allot.core.VictimSearch}):
+ * <p>The victim rules, in the order the core applies them ({@link VictimSearch}, driven by {@link Preemptor}):
  * <ol>
  *   <li>Only unallocated victims are tried first; allocated victims (past their protected window,
  *       of an account ranking below by the margin) are added only when unallocated ones cannot

@@ -38,6 +38,11 @@ public final class PriorityPolicy implements TimeIndependent {
     }
 
     @Override
+    public boolean limitsAdmission() {
+        return true;
+    }
+
+    @Override
     public boolean admits(JobView job, PolicyContext ctx) {
         Integer limit = limits.get(job.account());
         if (limit == null) {

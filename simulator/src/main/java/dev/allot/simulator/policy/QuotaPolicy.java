@@ -34,6 +34,11 @@ public final class QuotaPolicy implements TimeIndependent {
     }
 
     @Override
+    public boolean limitsAdmission() {
+        return true;
+    }
+
+    @Override
     public boolean admits(JobView job, PolicyContext ctx) {
         int quota = quotas.getOrDefault(job.account(), 0);
         int running = ctx.runningGpus(job.account());

@@ -1,4 +1,4 @@
-package dev.allot.core;
+package dev.allot.core.preemption;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,12 +1,16 @@
-package dev.allot.core;
+package dev.allot.core.preemption;
 
+import dev.allot.core.JobView;
+import dev.allot.core.ReplicaPlacement;
 import dev.allot.core.cluster.Node;
-import dev.allot.core.preemption.VictimOrder;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -21,14 +25,16 @@ import java.util.function.Predicate;
  * that can reach the size ({@link NodeReach}, in id order as a full scan would), and a one-replica
  * search skips nodes whose lowest possible cost cannot beat the cheapest found so far. Both only
  * skip nodes that could not be chosen: the choice is the same as a scan of every node.
+ * Internal.
  */
-final class VictimSearch {
+public final class VictimSearch {
 
-    record Selection(List<Job> victims, List<Node> nodes) {
+    /** The victims to displace, in the order taken, and the nodes for the preemptor's replicas. */
+    public record Selection(List<Job> victims, List<Node> nodes) {
     }
 
     /** Whether a node may take the preemptor's replica (drain, size, reservations). */
-    interface Eligibility {
+    public interface Eligibility {
         boolean test(Node n);
     }
 
@@ -44,7 +50,9 @@ final class VictimSearch {
      * node): what bounds a node's allocated loss from below when a search prunes.
      */
     private final int[] unallocatedLeft;
-    private final long pass;
+    private final long now;
+    /** Jobs placed during this pass: never victims in it. */
+    private final Set<Job> placedThisPass;
     private int preemptibleJobs;
     /**
      * Nodes by how many GPUs they could offer: free + unallocated victims' (first index) and free +
@@ -58,9 +66,14 @@ final class VictimSearch {
     /** Feasible nodes of a multi-replica search, reused across searches. */
     private long[] found = new long[16];
 
-    /** @param cs the cluster, whose nodes and preemptible index are read (not modified) */
-    VictimSearch(ClusterState cs, long now, long pass) {
-        this.pass = pass;
+    /**
+     * @param cs the cluster, whose nodes and preemptible index are read (not modified); its index
+     *     must be brought up to {@code now} first
+     * @param placedThisPass the jobs placed so far in this pass, kept up to date by the pass
+     */
+    public VictimSearch(ClusterState cs, long now, Set<Job> placedThisPass) {
+        this.now = now;
+        this.placedThisPass = placedThisPass;
         this.cs = cs;
         this.nodes = cs.nodeArray();
         // the cluster keeps the sums; each node's victims are listed when a search first looks there
@@ -97,12 +110,13 @@ final class VictimSearch {
         }
     }
 
+    /** GPUs the victim holds on node i (its replicas name their nodes; one replica per node). */
     private int gpusOn(Job v, int i) {
         int g = 0;
-        int[] at = cs.nodeIndices(v);
-        for (int k = 0; k < at.length; k++) {
-            if (at[k] == i) {
-                g = v.placement.get(k).gpuIndices().size();
+        String here = nodes[i].nodeId();
+        for (ReplicaPlacement r : v.placement()) {
+            if (r.nodeId().equals(here)) {
+                g = r.gpuIndices().size();
             }
         }
         return g;
@@ -134,20 +148,20 @@ final class VictimSearch {
         return cs.preemptible.on(cs, i).toArray(new Job[0]);
     }
 
-    boolean nothingPreemptible() {
+    public boolean nothingPreemptible() {
         return preemptibleJobs == 0;
     }
 
     /** A victim was displaced: its GPUs are no longer there to take. */
-    void displaced(Job v) {
+    public void displaced(Job v) {
         preemptibleJobs--;
         int[] at = cs.nodeIndices(v);
         for (int k = 0; k < at.length; k++) {
             int i = at[k];
             if (i >= 0) {
-                ReplicaPlacement r = v.placement.get(k);
+                ReplicaPlacement r = v.placement().get(k);
                 int g = r.gpuIndices().size();
-                if (v.mode == ChargeMode.UNALLOCATED) {
+                if (v.unallocated()) {
                     unallocated[i] -= g;
                     if (nodes[i].epoch() == r.nodeEpoch()) {
                         unallocatedLeft[i] -= g;
@@ -164,13 +178,13 @@ final class VictimSearch {
      * @param eligible whether a node may take a replica
      * @param allowed whether the preemptor may displace this allocated job (unallocated: always)
      */
-    Selection select(int replicas, int gpus, Eligibility eligible, Predicate<Job> allowed) {
+    public Selection select(int replicas, int gpus, Eligibility eligible, Predicate<Job> allowed) {
         Selection s = trySelect(replicas, gpus, eligible, allowed, false);
         return s != null ? s : trySelect(replicas, gpus, eligible, allowed, true);
     }
 
     /** Is there any eligible node with a victim this preemptor may displace? Stops at the first. */
-    boolean anyVictim(Eligibility eligible, Predicate<Job> allowed) {
+    public boolean anyVictim(Eligibility eligible, Predicate<Job> allowed) {
         for (int w = 0; w < withVictims.length; w++) {
             for (long bits = withVictims[w]; bits != 0; bits &= bits - 1) {
                 int i = w << 6 | Long.numberOfTrailingZeros(bits);
@@ -190,10 +204,10 @@ final class VictimSearch {
     }
 
     private boolean usable(Job v, boolean withAllocated, Predicate<Job> allowed) {
-        if (v.state != JobState.RUNNING || v.placedInPass == pass) {
+        if (!v.running() || (v.placedAtMillis() == now && placedThisPass.contains(v))) {
             return false;
         }
-        if (v.mode == ChargeMode.UNALLOCATED) {
+        if (v.unallocated()) {
             return true;
         }
         return withAllocated && allowed.test(v);
@@ -311,7 +325,7 @@ final class VictimSearch {
                 }
                 f += gpusHere[i][k];
                 lost += v.gpus();
-                if (v.mode == ChargeMode.ALLOCATED) {
+                if (v.allocated()) {
                     alloc += v.gpus();
                 }
             }

@@ -1,4 +1,4 @@
-package dev.allot.core;
+package dev.allot.core.pass;
 
 import java.util.Arrays;
 
@@ -8,12 +8,12 @@ import java.util.Arrays;
  * the same way. Kept as, per replica count r, the fewest GPUs per replica among failures with at
  * most r replicas, so a check costs O(1) however many jobs of the pass failed.
  */
-final class FailedShapes {
+public final class FailedShapes {
     private static final int NONE = -1;
     /** minGpus[r]: fewest GPUs among failures with at most r replicas, or NONE. Queries past the end use the last. */
     private int[] minGpus = new int[0];
 
-    void add(int replicas, int gpus) {
+    public void add(int replicas, int gpus) {
         int r = Math.max(replicas, 0);
         if (r >= minGpus.length) {
             int old = minGpus.length;
@@ -27,7 +27,7 @@ final class FailedShapes {
         }
     }
 
-    boolean dominates(int replicas, int gpus) {
+    public boolean dominates(int replicas, int gpus) {
         if (replicas < 0 || minGpus.length == 0) {
             return false;
         }
@@ -36,7 +36,7 @@ final class FailedShapes {
     }
 
     /** Whether every shape is dominated; {@code fewest[g]}: the fewest replicas among shapes of g GPUs per replica (0: none). */
-    boolean dominatesAll(int[] fewest) {
+    public boolean dominatesAll(int[] fewest) {
         for (int gpus = 0; gpus < fewest.length; gpus++) {
             if (fewest[gpus] > 0 && !dominates(fewest[gpus], gpus)) {
                 return false;
@@ -45,7 +45,7 @@ final class FailedShapes {
         return true;
     }
 
-    void clear() {
+    public void clear() {
         minGpus = new int[0];
     }
 }

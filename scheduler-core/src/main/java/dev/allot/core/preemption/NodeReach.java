@@ -1,4 +1,4 @@
-package dev.allot.core;
+package dev.allot.core.preemption;
 
 /**
  * Nodes (array indices) filed under a key, one bitset per threshold, so "every node with key at
@@ -7,13 +7,13 @@ package dev.allot.core;
  * <p>A key may only go down ({@link #lower}); callers file an upper bound and lower it when they
  * see the exact value, so a stale key costs a visit, never a missed node.
  */
-final class NodeReach {
+public final class NodeReach {
     private final int[] key;
     /** atLeast[k]: the nodes whose key is at least k (atLeast[0]: every node). */
     private final long[][] atLeast;
 
     /** @param keys each node's key, at least 0 */
-    NodeReach(int[] keys) {
+    public NodeReach(int[] keys) {
         int max = 0;
         for (int k : keys) {
             max = Math.max(max, k);
@@ -32,19 +32,19 @@ final class NodeReach {
     }
 
     /** The nodes with key at least {@code k} as bitset words (shared: do not modify), or null if none can be. */
-    long[] atLeast(int k) {
+    public long[] atLeast(int k) {
         if (k >= atLeast.length) {
             return null;
         }
         return atLeast[Math.max(k, 0)];
     }
 
-    int key(int i) {
+    public int key(int i) {
         return key[i];
     }
 
     /** Lowers node {@code i}'s key to {@code k} (no-op if it is not lower). */
-    void lower(int i, int k) {
+    public void lower(int i, int k) {
         k = Math.max(k, 0);
         for (int t = k + 1; t <= key[i]; t++) {
             atLeast[t][i >>> 6] &= ~(1L << i);

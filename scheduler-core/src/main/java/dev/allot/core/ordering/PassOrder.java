@@ -1,34 +1,47 @@
-package dev.allot.core;
+package dev.allot.core.ordering;
 
+import dev.allot.core.JobState;
+import dev.allot.core.state.Job;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The order of one pass without copying it: groups in rank order, each either an account's own
- * sorted list (shared with {@link ClusterState#byAccount}) or, for accounts sharing a rank, a
- * merged list. Entries that left the waiting set are skipped when met, so a pass touches only the
- * jobs it walks.
+ * sorted list (shared with {@code state.AccountQueues}) or, for accounts sharing a rank, a merged
+ * list; the debug lane first if it has jobs. Entries that left the waiting set are skipped when
+ * met, so a pass touches only the jobs it walks. Internal; built by {@link PassOrderBuilder}.
  */
-final class PassOrder {
-    final List<List<Job>> groups = new ArrayList<>();
+public final class PassOrder {
+    private final List<List<Job>> groups = new ArrayList<>();
     /** Whether group 0 is the debug lane (its jobs are skipped where they appear again). */
-    boolean hasLane;
+    private boolean hasLane;
+    /** The jobs of the lane group, by identity. */
+    private final Set<Job> lane = Collections.newSetFromMap(new IdentityHashMap<>());
     private final List<Boolean> merged = new ArrayList<>();
     /** Each group's account, or null for the lane and merged groups. */
     private final List<String> accounts = new ArrayList<>();
-    /** Accounts' lists the walk skipped whole (see Scheduler step 4), by identity. */
+    /** Accounts' lists the walk skipped whole (see ClusterPass step 4), by identity. */
     private final IdentityHashMap<List<Job>, Skip> skipped = new IdentityHashMap<>();
     /** Where the walk stopped (step 4's early stop), or -1 if it walked everything. */
-    int restGroup = -1;
-    int restIndex;
-    int restPositionBase;
+    private int restGroup = -1;
+    private int restIndex;
+    private int restPositionBase;
 
     /** A group the walk skipped: its index, the position before it, and open nodes per free-GPU threshold then. */
-    record Skip(int group, int positionBase, int[] openAtLeast) {
-        int openNodes(int gpus) {
+    public record Skip(int group, int positionBase, int[] openAtLeast) {
+        public int openNodes(int gpus) {
             return gpus < openAtLeast.length ? openAtLeast[Math.max(gpus, 0)] : 0;
         }
+    }
+
+    /** Adds the debug lane's jobs as group 0. */
+    void addLane(List<Job> jobs) {
+        addMerged(jobs);
+        lane.addAll(jobs);
+        hasLane = true;
     }
 
     /** Adds one account's own list. */
@@ -45,22 +58,53 @@ final class PassOrder {
         accounts.add(null);
     }
 
+    public int groupCount() {
+        return groups.size();
+    }
+
+    public List<Job> group(int g) {
+        return groups.get(g);
+    }
+
+    /** Whether group {@code g} is the debug lane. */
+    public boolean isLane(int g) {
+        return hasLane && g == 0;
+    }
+
+    /** Whether the job is in the lane group. */
+    public boolean inLane(Job j) {
+        return hasLane && j.debugShape() && lane.contains(j);
+    }
+
+    /** The lane group's jobs (empty if none). */
+    public List<Job> laneJobs() {
+        return hasLane ? groups.get(0) : List.of();
+    }
+
     /** The group's account, or null if it is the lane or merged. */
-    String accountOf(int group) {
+    public String accountOf(int group) {
         return accounts.get(group);
     }
 
-    void skip(int group, int positionBase, int[] openAtLeast) {
+    /** The walk skipped group {@code group} whole after {@code positionBase} jobs; open nodes by free GPUs then. */
+    public void skip(int group, int positionBase, int[] openAtLeast) {
         skipped.put(groups.get(group), new Skip(group, positionBase, openAtLeast));
     }
 
+    /** The walk stopped before job {@code index} of group {@code group}, after {@code positionBase} jobs. */
+    public void stoppedAt(int group, int index, int positionBase) {
+        restGroup = group;
+        restIndex = index;
+        restPositionBase = positionBase;
+    }
+
     /** The skip of the list that holds the job (its account's), or null if that list was not skipped. */
-    Skip skipOf(Job j) {
-        return j.listedIn == null ? null : skipped.get(j.listedIn);
+    public Skip skipOf(Job j) {
+        return j.listedIn() == null ? null : skipped.get(j.listedIn());
     }
 
     /** Position of a job in a skipped group; 0 if not found. */
-    int positionIn(Skip skip, Job target) {
+    public int positionIn(Skip skip, Job target) {
         int position = skip.positionBase();
         for (Job j : groups.get(skip.group())) {
             if (valid(j, skip.group())) {
@@ -73,15 +117,16 @@ final class PassOrder {
         return 0;
     }
 
-    boolean valid(Job j, int group) {
-        if (j.state != JobState.WAITING || (group > 0 && j.laneOf == this)) {
+    /** Whether the entry is a job still waiting here (not placed, cancelled or walked in the lane since). */
+    public boolean valid(Job j, int group) {
+        if (j.state() != JobState.WAITING || (group > 0 && inLane(j))) {
             return false;
         }
-        return merged.get(group) ? j.listedIn != null : j.listedIn == groups.get(group);
+        return merged.get(group) ? j.listedIn() != null : j.listedIn() == groups.get(group);
     }
 
     /** Waiting jobs in order. */
-    List<Job> jobs() {
+    public List<Job> jobs() {
         ArrayList<Job> out = new ArrayList<>();
         for (int g = 0; g < groups.size(); g++) {
             for (Job j : groups.get(g)) {
@@ -94,7 +139,7 @@ final class PassOrder {
     }
 
     /** Position of a job the walk did not reach, counted on from where it stopped; 0 if not found. */
-    int positionAfterStop(Job target) {
+    public int positionAfterStop(Job target) {
         if (restGroup < 0) {
             return 0;
         }

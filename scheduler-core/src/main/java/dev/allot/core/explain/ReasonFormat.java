@@ -3,8 +3,8 @@ package dev.allot.core.explain;
 import java.util.Locale;
 
 /** Formatting shared by reasons, so numbers read the same everywhere. */
-public final class Fmt {
-    private Fmt() {
+public final class ReasonFormat {
+    private ReasonFormat() {
     }
 
     public static String ratio(double r) {

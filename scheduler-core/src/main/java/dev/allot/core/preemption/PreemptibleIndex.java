@@ -1,79 +1,91 @@
-package dev.allot.core;
+package dev.allot.core.preemption;
 
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.PriorityQueue;
+import java.util.Set;
 
 /**
  * Per node (position in the cluster's node array), the GPUs of running jobs that may be preempted
  * now, unallocated and allocated apart, kept across passes so a pass's {@link VictimSearch} need
  * not read every running job. A job counts from its placement if it is unallocated (or contracts
  * do not protect), else from the end of its protected window; it stops counting at its release.
+ * Internal; changed by {@code state.ClusterState} on placement and release.
  */
-final class PreemptibleIndex {
+public final class PreemptibleIndex {
 
     /** An allocated job's protected window ends at {@code until} (its current placement's, if still valid). */
     private record Protected(long until, Job job) {
     }
 
     private final PriorityQueue<Protected> protectedJobs = new PriorityQueue<>(
-            (a, b) -> a.until() != b.until() ? Long.compare(a.until(), b.until()) : Long.compare(a.job().seq, b.job().seq));
+            (a, b) -> a.until() != b.until() ? Long.compare(a.until(), b.until()) : Long.compare(a.job().seq(), b.job().seq()));
     private int[] unallocated = new int[0];
     private int[] allocated = new int[0];
     /** The counted jobs on each node, in no particular order. */
     private ArrayList<ArrayList<Job>> onNode = new ArrayList<>();
     private int jobs;
+    /** The jobs counted now (running and preemptible now). */
+    private final Set<Job> counted = Collections.newSetFromMap(new IdentityHashMap<>());
 
     /** The job was placed at {@code t}; {@code counts} whether it may be preempted at once. */
-    void placed(ClusterState cs, Job j, boolean counts) {
+    public void placed(ClusterState cs, Job j, boolean counts) {
         if (counts) {
             count(cs, j, 1);
         } else {
-            protectedJobs.add(new Protected(j.protectedUntil, j));
+            protectedJobs.add(new Protected(j.protectedUntilMillis(), j));
         }
     }
 
     /** The job is about to release its GPUs (its placement is still set). */
-    void releasing(ClusterState cs, Job j) {
-        if (j.preemptibleCounted) {
+    public void releasing(ClusterState cs, Job j) {
+        if (counted.contains(j)) {
             count(cs, j, -1);
         } // else its queue entry goes stale and is dropped when it comes up
     }
 
     /** Counts every job whose protected window has ended by {@code t}. */
-    void advanceTo(ClusterState cs, long t) {
+    public void advanceTo(ClusterState cs, long t) {
         while (!protectedJobs.isEmpty() && protectedJobs.peek().until() <= t) {
             Protected p = protectedJobs.poll();
             Job j = p.job();
-            if (j.state == JobState.RUNNING && !j.preemptibleCounted && j.protectedUntil == p.until()) {
+            if (j.running() && !counted.contains(j) && j.protectedUntilMillis() == p.until()) {
                 count(cs, j, 1);
             }
         }
     }
 
-    int[] unallocated(ClusterState cs) {
+    public int[] unallocated(ClusterState cs) {
         fit(cs);
         return unallocated;
     }
 
-    int[] allocated(ClusterState cs) {
+    public int[] allocated(ClusterState cs) {
         fit(cs);
         return allocated;
     }
 
     /** The counted jobs on node i (shared: do not modify). */
-    ArrayList<Job> on(ClusterState cs, int i) {
+    public ArrayList<Job> on(ClusterState cs, int i) {
         fit(cs);
         return onNode.get(i);
     }
 
     /** Running jobs that may be preempted now. */
-    int jobs() {
+    public int jobs() {
         return jobs;
     }
 
     private void count(ClusterState cs, Job j, int d) {
         fit(cs);
-        j.preemptibleCounted = d > 0;
+        if (d > 0) {
+            counted.add(j);
+        } else {
+            counted.remove(j);
+        }
         jobs += d;
         file(cs, j, d);
     }
@@ -81,10 +93,10 @@ final class PreemptibleIndex {
     /** Adds ({@code d} = 1) or takes away (-1) the job's GPUs and itself on each of its nodes. */
     private void file(ClusterState cs, Job j, int d) {
         int[] at = cs.nodeIndices(j);
-        int[] sums = j.mode == ChargeMode.UNALLOCATED ? unallocated : allocated;
+        int[] sums = j.unallocated() ? unallocated : allocated;
         for (int k = 0; k < at.length; k++) {
             if (at[k] >= 0) {
-                sums[at[k]] += d * j.placement.get(k).gpuIndices().size();
+                sums[at[k]] += d * j.placement().get(k).gpuIndices().size();
                 if (d > 0) {
                     onNode.get(at[k]).add(j);
                 } else {
@@ -106,8 +118,8 @@ final class PreemptibleIndex {
         for (int i = 0; i < n; i++) {
             onNode.add(new ArrayList<>(4));
         }
-        for (Job j : cs.running.values()) {
-            if (j.preemptibleCounted) {
+        for (Job j : cs.runningJobs()) {
+            if (counted.contains(j)) {
                 file(cs, j, 1);
             }
         }

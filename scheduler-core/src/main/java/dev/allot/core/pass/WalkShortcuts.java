@@ -1,0 +1,221 @@
+package dev.allot.core.pass;
+
+import dev.allot.core.ordering.PassOrder;
+import dev.allot.core.placement.GangFit;
+import dev.allot.core.reservation.BlockedJobReserver;
+import dev.allot.core.reservation.Reservation;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
+import dev.allot.core.state.ShapeCounts;
+import dev.allot.core.state.WaitingShapes;
+import java.util.HashMap;
+import java.util.List;
+
+/**
+ * The walk's shortcuts, which change no decision ({@code SchedulerConfig.walkShortcuts()} turns
+ * them off to prove it): a job held like a better-ranked job of a shape no larger, an account
+ * none of whose jobs could act (skipped whole), and the early stop once nothing later in the
+ * order could act. All rest on the shapes that already failed in this pass ({@link Failures}).
+ */
+final class WalkShortcuts {
+
+    /** What failed so far in this pass, by shape. */
+    static final class Failures {
+        /** Shapes that found nothing to displace. */
+        final FailedShapes preemption = new FailedShapes();
+        /** Shapes that found no free GPUs, without and with backfill rights on reserved nodes. */
+        final FailedShapes free = new FailedShapes();
+        final FailedShapes freeWithBackfill = new FailedShapes();
+        /** The lane group is in rank order among itself, so its jobs share their own failure list. */
+        final FailedShapes lanePreemption = new FailedShapes();
+        /**
+         * Allocated jobs walked that stay waiting without their shape among the preemption failures
+         * (lane jobs, jobs that may not preempt or never got that far): the early stop need not wait
+         * for their shapes.
+         */
+        final ShapeCounts walkedNotFailed = new ShapeCounts();
+    }
+
+    final Failures failures = new Failures();
+    private final PassContext p;
+    private final ClusterState cs;
+    private final BlockedJobReserver reserver;
+    /** Whether whole accounts may be skipped (shortcuts on, and the policy admits every job). */
+    private final boolean skipAccounts;
+    /** Once true it stays true: only blocked jobs ranked first move reservations. */
+    private boolean reservationsFinal;
+    private int nextCheck = 1;
+    /** Lane jobs still waiting, per account (built on the first skip check). */
+    private HashMap<String, ShapeCounts> laneWaiting;
+
+    WalkShortcuts(PassContext p, BlockedJobReserver reserver, boolean skipAccounts) {
+        this.p = p;
+        this.cs = p.cs;
+        this.reserver = reserver;
+        this.skipAccounts = skipAccounts;
+    }
+
+    private boolean reservationsFinal() {
+        if (!reservationsFinal) {
+            reservationsFinal = reserver.reservationsFinal();
+        }
+        return reservationsFinal;
+    }
+
+    /**
+     * A job of shape no larger than one that already failed, with the same backfill rights, and
+     * nothing to gain from preemption: held for want of resources like it (the caller still asks
+     * admission).
+     */
+    boolean heldLikeBetterRanked(Job j, boolean mayPreempt) {
+        if (!reservationsFinal()) {
+            return false;
+        }
+        int replicas = j.request().replicas();
+        int gpus = j.request().gpusPerReplica();
+        if (j.unallocated() && cs.laneNodes.fits(gpus)) {
+            return false;
+        }
+        if (mayPreempt && !failures.preemption.dominates(replicas, gpus)) {
+            return false;
+        }
+        boolean plain = failures.free.dominates(replicas, gpus);
+        boolean withBackfill = cs.reservations.isEmpty() ? plain : failures.freeWithBackfill.dominates(replicas, gpus);
+        if (plain == withBackfill) {
+            return plain;
+        }
+        return GangFit.mayBackfillAny(p, j) ? withBackfill : plain;
+    }
+
+    /**
+     * The account's waiting jobs if none of them could do anything now (each would take the fast
+     * path): the walk skips its list whole. Null if it must be walked.
+     */
+    WaitingShapes.AccountWaiting accountHeld(PassOrder order, String account, List<Job> list) {
+        if (!skipAccounts || !reservationsFinal()) {
+            return null;
+        }
+        WaitingShapes.AccountWaiting w = cs.shapes.of(account);
+        if (w == null) {
+            return null;
+        }
+        ShapeCounts inLane = laneWaiting(order).get(account);
+        return accountHeld(w, list, inLane) ? w : null;
+    }
+
+    /** Lane jobs of the account still waiting: in its list too, but walked in the lane. */
+    int laneJobsOf(PassOrder order, String account) {
+        ShapeCounts inLane = laneWaiting(order).get(account);
+        return inLane == null ? 0 : inLane.jobs();
+    }
+
+    private HashMap<String, ShapeCounts> laneWaiting(PassOrder order) {
+        if (laneWaiting == null) {
+            laneWaiting = new HashMap<>();
+            for (Job j : order.laneJobs()) {
+                if (j.waiting()) {
+                    laneWaiting.computeIfAbsent(j.account(), a -> new ShapeCounts())
+                            .add(j.request().gpusPerReplica(), j.request().replicas(), 1);
+                }
+            }
+        }
+        return laneWaiting;
+    }
+
+    /**
+     * Whether every waiting job of the account would take the fast path now: each shape (the
+     * fewest replicas per GPU count decide) already failed to find free GPUs, with backfill rights
+     * too while reservations stand, and to preempt; no unallocated one fits a held node.
+     */
+    private boolean accountHeld(WaitingShapes.AccountWaiting w, List<Job> list, ShapeCounts lane) {
+        // cheapest first: its allocated shapes (lane jobs were walked already; only if they are in the way
+        // is it worth counting them out), then unallocated ones, then backfill rights
+        int[] allocated = w.fewestAllocated();
+        if (!allocatedHeld(allocated)) {
+            if (lane == null) {
+                return false;
+            }
+            allocated = w.allocated().fewestReplicas(lane);
+            if (!allocatedHeld(allocated)) {
+                return false;
+            }
+        }
+        if (!w.unallocated().isEmpty() && cs.laneNodes.fits(w.unallocated().fewestGpus())) {
+            return false;
+        }
+        int[] unallocated = w.fewestUnallocated();
+        if (cs.reservations.isEmpty()) {
+            return failures.free.dominatesAll(unallocated);
+        }
+        // Which of its jobs might backfill a reservation (see GangFit.mayBackfill)? Those are held by
+        // the backfill failures, the others by the plain ones; where it is not sure, both must hold.
+        boolean allocatedBackfill = false;
+        boolean unallocatedBackfill = false;
+        boolean unallocatedAllBackfill = false; // a reservation of another account's job they all may use
+        long shortestDuration = w.shortestDuration();
+        long shortestMinRuntime = w.shortestMinRuntime();
+        for (Reservation r : cs.reservations.all()) {
+            long left = r.dueAtMillis() - p.t;
+            if (shortestDuration >= 0 && shortestDuration <= left) {
+                allocatedBackfill = unallocatedBackfill = true;
+                break;
+            }
+            Job holder = p.holder(r);
+            if (p.holderMayPreempt(r)) {
+                unallocatedBackfill = true;
+                unallocatedAllBackfill |= holder.accountId() != list.get(0).accountId();
+                allocatedBackfill |= shortestMinRuntime >= 0
+                        && (!p.policy.contractsProtect() || shortestMinRuntime <= left)
+                        && p.displaceable(holder, list.get(0));
+            }
+        }
+        return (!allocatedBackfill || failures.freeWithBackfill.dominatesAll(allocated))
+                && (unallocatedAllBackfill || failures.free.dominatesAll(unallocated))
+                && (!unallocatedBackfill || failures.freeWithBackfill.dominatesAll(unallocated));
+    }
+
+    private boolean allocatedHeld(int[] fewest) {
+        return (!p.policy.preempts() || failures.preemption.dominatesAll(fewest)) && failures.free.dominatesAll(fewest);
+    }
+
+    /**
+     * The early stop, checked every 64 jobs: no free GPU anywhere that a later job could use, a
+     * better-ranked job found nothing to displace, and every reservation is held. The rest wait
+     * for want of resources.
+     */
+    boolean nothingLaterCanAct(int position, boolean laneAhead) {
+        if (position < nextCheck) {
+            return false;
+        }
+        nextCheck = position + 64;
+        // free GPUs on open nodes matter only if some waiting gang fits them by shape
+        if (cs.open.freeGpus() > 0 && cs.shapes.all().anyFits(cs.open::countAtLeast)) {
+            return false;
+        }
+        // held nodes: lane jobs may still land there, and past the lane group unallocated work that
+        // fits on them alone (open nodes have no room left for any waiting job)
+        int heldMaxFree = cs.laneNodes.maxFree();
+        if (heldMaxFree > 0 && (laneAhead || cs.shapes.unallocated().anyFitsIn(heldMaxFree, cs.laneNodes.withFree()))) {
+            return false;
+        }
+        for (Reservation r : cs.reservations.all()) {
+            if (!reserver.confirmed(r.jobId())) {
+                return false;
+            }
+            // free GPUs on reserved nodes matter only to jobs that may backfill them (conservatively, see
+            // GangFit.mayBackfill: jobs with a known duration; if the holder may preempt, unallocated jobs
+            // small enough and jobs whose protection ends in time)
+            int free = cs.reservations.maxFree(r);
+            if (free > 0 && cs.shapes.mayHaveBackfill(free, r.dueAtMillis() - p.t, p.holderMayPreempt(r))) {
+                return false;
+            }
+        }
+        if (reserver.roomForMore()) {
+            return false;
+        }
+        // every waiting job that may preempt has a shape that already failed to (or there is nothing to take)
+        return !p.policy.preempts()
+                || failures.preemption.dominatesAll(cs.shapes.allocated().fewestReplicas(failures.walkedNotFailed))
+                || p.victims().nothingPreemptible();
+    }
+}

@@ -1,0 +1,83 @@
+package dev.allot.core.preemption;
+
+import dev.allot.core.Decision;
+import dev.allot.core.cluster.Node;
+import dev.allot.core.pass.FailedShapes;
+import dev.allot.core.pass.PassContext;
+import dev.allot.core.placement.GangFit;
+import dev.allot.core.policy.PreemptionVerdict;
+import dev.allot.core.state.ClusterState;
+import dev.allot.core.state.Job;
+import java.util.List;
+
+/**
+ * Makes room for a waiting allocated job by displacing running jobs (preemption rules (a) and
+ * (b), victims in {@link VictimOrder}): finds the victims with the pass's {@link VictimSearch},
+ * requeues them and reports each {@link Decision.Preempt}; the caller places the preemptor.
+ */
+public final class Preemptor {
+    private Preemptor() {
+    }
+
+    /** Where the preemptor goes, and the victims (ids, comma separated) that made the room. */
+    public record Room(List<Node> nodes, String victims) {
+    }
+
+    /**
+     * Before a full victim search: can this job displace anything at all (one GPU)? If not, no
+     * job ranked after it can either (their candidates are fewer), which is recorded as a (1 x 1)
+     * failure and lets the rest of the pass skip preemption.
+     */
+    public static boolean cannotDisplaceAnything(PassContext p, Job j, FailedShapes preemptionFailed) {
+        if (preemptionFailed.dominates(1, 1)) {
+            return true;
+        }
+        VictimSearch search = p.victims();
+        if (search.nothingPreemptible()
+                || !search.anyVictim(GangFit.nodesFor(p, j, 1), v -> p.displaceable(j, v))) {
+            preemptionFailed.add(1, 1);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Displaces what the job needs to fit (shape {@code replicas} x {@code gpus}), each victim
+     * requeued and reported to {@code out}; null (nothing changed) if it cannot make room.
+     */
+    public static Room makeRoom(PassContext p, Job j, int replicas, int gpus, List<Decision> out) {
+        VictimSearch search = p.victims();
+        if (search.nothingPreemptible()) {
+            return null;
+        }
+        VictimSearch.Selection sel = search.select(replicas, gpus, GangFit.nodesFor(p, j, gpus),
+                v -> p.displaceable(j, v));
+        if (sel == null) {
+            return null;
+        }
+        ClusterState cs = p.cs;
+        StringBuilder victims = new StringBuilder();
+        for (Job v : sel.victims()) {
+            PreemptionVerdict verdict = v.unallocated() ? null : p.verdict(j, v);
+            search.displaced(v);
+            boolean keep = v.request().resumable();
+            ClusterState.Released released = cs.requeue(v, p.t, keep);
+            String why;
+            if (verdict == null) {
+                why = "unallocated jobs may be displaced at any time by allocated work: preempted by job " + j.jobId()
+                        + " (account " + j.account() + ")";
+            } else {
+                why = "preempted by job " + j.jobId() + " (account " + j.account() + "): past its protected window and "
+                        + verdict.reason();
+            }
+            why += keep ? "; resumable, requeued keeping its submit time"
+                    : "; not resumable, requeued to restart from scratch";
+            out.add(new Decision.Preempt(v.jobId(), v.account(), j.jobId(), j.account(), v.chargeMode(),
+                    verdict == null ? Double.NaN : verdict.victimRatio(),
+                    verdict == null ? Double.NaN : verdict.preemptorRatio(), keep, why, released.placement(),
+                    released.lostGpuSeconds()));
+            victims.append(victims.isEmpty() ? "" : ",").append(v.jobId());
+        }
+        return new Room(sel.nodes(), victims.toString());
+    }
+}

@@ -1,0 +1,51 @@
+package dev.allot.core.state;
+
+import dev.allot.core.JobState;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+
+/** Every job the core knows, by id in submission order, and the dense account ids of their accounts. Internal. */
+public final class Jobs {
+    private final LinkedHashMap<String, Job> byId = new LinkedHashMap<>();
+    private final HashMap<String, Integer> accountIds = new HashMap<>();
+
+    public Job get(String jobId) {
+        return byId.get(jobId);
+    }
+
+    public boolean contains(String jobId) {
+        return byId.containsKey(jobId);
+    }
+
+    /** A new job's dense account id (accounts get theirs on their first submit). */
+    public int accountId(String account) {
+        return accountIds.computeIfAbsent(account, a -> accountIds.size());
+    }
+
+    /** Accounts that have an id: the bound of every id given so far. */
+    public int accountCount() {
+        return accountIds.size();
+    }
+
+    /** The sequence number for the next job. */
+    public long nextSeq() {
+        return byId.size();
+    }
+
+    public void add(Job j) {
+        byId.put(j.jobId(), j);
+    }
+
+    /** Live, in submission order. */
+    public Collection<Job> all() {
+        return byId.values();
+    }
+
+    /** Drops finished and rejected jobs; how many. */
+    public int forgetFinished() {
+        int before = byId.size();
+        byId.values().removeIf(j -> j.state == JobState.FINISHED || j.state == JobState.REJECTED);
+        return before - byId.size();
+    }
+}

@@ -1,0 +1,83 @@
+package dev.allot.core.state;
+
+import java.util.TreeMap;
+
+/**
+ * A multiset of job shapes: GPUs per replica to a multiset of replica counts. Internal.
+ * Enough to ask "which shapes are there" without visiting the jobs.
+ */
+public final class ShapeCounts {
+    private final TreeMap<Integer, TreeMap<Integer, Integer>> byGpus = new TreeMap<>();
+
+    /** Adds {@code d} (may be negative) jobs of {@code replicas} x {@code gpus}; empty entries go. */
+    public void add(int gpus, int replicas, int d) {
+        TreeMap<Integer, Integer> m = byGpus.computeIfAbsent(gpus, g -> new TreeMap<>());
+        WaitingShapes.bump(m, replicas, d);
+        if (m.isEmpty()) {
+            byGpus.remove(gpus);
+        }
+    }
+
+    public boolean isEmpty() {
+        return byGpus.isEmpty();
+    }
+
+    /** The fewest GPUs per replica among the shapes (the set must not be empty). */
+    public int fewestGpus() {
+        return byGpus.firstKey();
+    }
+
+    /** How many jobs it holds. */
+    public int jobs() {
+        int n = 0;
+        for (TreeMap<Integer, Integer> byReplicas : byGpus.values()) {
+            for (int count : byReplicas.values()) {
+                n += count;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Per GPUs per replica, the fewest replicas among the shapes not used up by {@code excluded}
+     * (0: none), indexed by GPUs per replica.
+     */
+    public int[] fewestReplicas(ShapeCounts excluded) {
+        int[] out = new int[byGpus.isEmpty() ? 0 : byGpus.lastKey() + 1];
+        for (var e : byGpus.entrySet()) {
+            TreeMap<Integer, Integer> left = excluded == null ? null : excluded.byGpus.get(e.getKey());
+            out[e.getKey()] = fewestLeft(e.getValue(), left);
+        }
+        return out;
+    }
+
+    /** The smallest count in multiset {@code all} not used up by {@code excluded}, or 0 if none is left. */
+    private static int fewestLeft(TreeMap<Integer, Integer> all, TreeMap<Integer, Integer> excluded) {
+        for (var c : all.entrySet()) {
+            if (c.getValue() > (excluded == null ? 0 : excluded.getOrDefault(c.getKey(), 0))) {
+                return c.getKey();
+            }
+        }
+        return 0;
+    }
+
+    /** Could a gang of these shapes fit where {@code nodesWithFree.applyAsInt(g)} nodes have at least g GPUs free? */
+    public boolean anyFits(java.util.function.IntUnaryOperator nodesWithFree) {
+        for (var e : byGpus.entrySet()) {
+            if (nodesWithFree.applyAsInt(e.getKey()) >= e.getValue().firstKey()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Could a gang of these shapes fit in {@code nodes} nodes with {@code free} GPUs each? */
+    public boolean anyFitsIn(int free, int nodes) {
+        for (var byReplicas : byGpus.headMap(free, true).values()) {
+            if (byReplicas.firstKey() <= nodes) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
