@@ -41,6 +41,13 @@ class ProjectionTest {
         apply(new Input.RegisterNode(t, "n2", 8, 3));
     }
 
+    /** A gang of 2 x 1 GPU of lab/a placed, with the placement's records cleared from {@code out}. */
+    private void givenRunningGang(String jobId) {
+        apply(job(jobId, "lab/a", 2, 1, 60));
+        pass();
+        out.clear();
+    }
+
     void apply(Input input) {
         projection.apply(input, out);
     }
@@ -99,9 +106,7 @@ class ProjectionTest {
 
     @Test
     void given_a_running_gang_when_every_replica_exits_0_then_completed() {
-        apply(job("j1", "lab/a", 2, 1, 60));
-        pass();
-        out.clear();
+        givenRunningGang("j1");
         apply(new Input.Exited(++t, "j1", "n1", 0, 0, false));
         assertThat(payloads(out, JobCompleted.class)).isEmpty();
         apply(new Input.Exited(++t, "j1", "n2", 1, 0, false));
@@ -111,9 +116,7 @@ class ProjectionTest {
 
     @Test
     void given_a_running_gang_when_a_replica_fails_then_the_others_are_stopped_and_the_job_fails() {
-        apply(job("j1", "lab/a", 2, 1, 60));
-        pass();
-        out.clear();
+        givenRunningGang("j1");
         apply(new Input.Exited(++t, "j1", "n1", 0, 3, false));
         assertThat(payloads(out, JobFailed.class)).singleElement()
                 .satisfies(f -> assertThat(f.getExitCode()).isEqualTo(3));
@@ -168,9 +171,7 @@ class ProjectionTest {
 
     @Test
     void given_a_running_job_when_cancelled_then_its_replicas_are_stopped_and_it_ends_cancelled() {
-        apply(job("j1", "lab/a", 2, 1, 60));
-        pass();
-        out.clear();
+        givenRunningGang("j1");
         apply(new Input.Cancel(++t, "j1", "alice", "wrong input"));
         assertThat(payloads(out, StopJob.class)).hasSize(2)
                 .allSatisfy(s -> assertThat(s.getReason()).isEqualTo(StopReason.CANCELLED));

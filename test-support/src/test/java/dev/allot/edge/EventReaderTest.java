@@ -54,8 +54,7 @@ class EventReaderTest {
         byte[] deadLetter = serialize(infra, Topics.DEAD_LETTERS, DeadLetters.of("job-requests", 0, 1, null,
                 new byte[] {1}, "test", "edge-test", AT));
 
-        assertThatThrownBy(() -> new EventReader(infra.registryUrl()).read(Topics.JOB_REQUESTS, deadLetter))
-                .isInstanceOf(InvalidRecord.class)
+        assertInvalid(infra, deadLetter)
                 .hasMessageStartingWith("schema-invalid: written as dev.allot.schemas.DeadLetter (content id ")
                 .hasMessageEndingWith("), expected dev.allot.schemas.JobRequest");
     }
@@ -66,8 +65,7 @@ class EventReaderTest {
         byte[] unknown = valid.clone();
         ByteBuffer.wrap(unknown, 1, 4).putInt(987_654_321);
 
-        assertThatThrownBy(() -> new EventReader(infra.registryUrl()).read(Topics.JOB_REQUESTS, unknown))
-                .isInstanceOf(InvalidRecord.class)
+        assertInvalid(infra, unknown)
                 .hasMessage("unknown schema content id 987654321");
     }
 
@@ -76,8 +74,7 @@ class EventReaderTest {
         byte[] valid = serialize(infra, Topics.JOB_REQUESTS, jobSubmitted("job-truncated"));
         byte[] truncated = Arrays.copyOf(valid, valid.length / 2);
 
-        assertThatThrownBy(() -> new EventReader(infra.registryUrl()).read(Topics.JOB_REQUESTS, truncated))
-                .isInstanceOf(InvalidRecord.class)
+        assertInvalid(infra, truncated)
                 .hasMessageStartingWith("schema-invalid: cannot read the bytes as dev.allot.schemas.JobRequest");
     }
 
@@ -152,6 +149,13 @@ class EventReaderTest {
 
         assertThat(serde.deserializer().deserialize(Topics.DEAD_LETTERS.name(), bytes)).isEqualTo(letter);
         assertThat(serde.deserializer().deserialize(Topics.DEAD_LETTERS.name(), null)).isNull();
+    }
+
+    /** Reading {@code bytes} as a job request fails as the record's fault (a dead letter), never as a retry. */
+    private static org.assertj.core.api.AbstractThrowableAssert<?, ? extends Throwable> assertInvalid(
+            AllotInfrastructure infra, byte[] bytes) {
+        return assertThatThrownBy(() -> new EventReader(infra.registryUrl()).read(Topics.JOB_REQUESTS, bytes))
+                .isInstanceOf(InvalidRecord.class);
     }
 
     private static <V extends SpecificRecord> byte[] serialize(AllotInfrastructure infra, Topic<String, V> topic,

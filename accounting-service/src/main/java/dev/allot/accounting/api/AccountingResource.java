@@ -42,10 +42,8 @@ public class AccountingResource {
     public Response history(@QueryParam("cluster") String cluster, @QueryParam("account") String account,
                             @QueryParam("from") String from, @QueryParam("to") String to,
                             @QueryParam(AccountingQueries.FORWARDED) @DefaultValue("false") boolean fwd) {
-        require(account, "account");
-        long t = time(to, System.currentTimeMillis());
-        long f = time(from, t - 7 * 86_400_000L);
-        return queries.answer(cluster, uri, fwd, view -> view.history(cluster, account, f, t));
+        Period period = Period.of(account, from, to);
+        return queries.answer(cluster, uri, fwd, view -> view.history(cluster, account, period.from, period.to));
     }
 
     /** The owed-hours ledger of an account over [from, to) (whole hours). */
@@ -54,9 +52,9 @@ public class AccountingResource {
     public Response ledger(@QueryParam("cluster") String cluster, @QueryParam("account") String account,
                            @QueryParam("from") String from, @QueryParam("to") String to,
                            @QueryParam(AccountingQueries.FORWARDED) @DefaultValue("false") boolean fwd) {
-        require(account, "account");
-        long t = time(to, System.currentTimeMillis());
-        long f = time(from, t - 7 * 86_400_000L);
+        Period period = Period.of(account, from, to);
+        long f = period.from;
+        long t = period.to;
         if (t <= f) {
             throw new WebApplicationException("to must be after from", 400);
         }
@@ -73,6 +71,15 @@ public class AccountingResource {
                          @QueryParam(AccountingQueries.FORWARDED) @DefaultValue("false") boolean fwd) {
         long at = time(asOf, System.currentTimeMillis());
         return queries.answer(cluster, uri, fwd, view -> view.tree(cluster, at));
+    }
+
+    /** [from, to) of a history or ledger request: to defaults to now, from to 7 days before to. */
+    private record Period(long from, long to) {
+        static Period of(String account, String from, String to) {
+            require(account, "account");
+            long t = time(to, System.currentTimeMillis());
+            return new Period(time(from, t - 7 * 86_400_000L), t);
+        }
     }
 
     private static void require(String value, String name) {
