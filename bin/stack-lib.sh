@@ -34,6 +34,8 @@ stack_start_service() {
   if pid_alive "$pidfile"; then info "$name already running (pid $(cat "$pidfile"))"; return 0; fi
   port_in_use "$port" && die "port $port ($name) is taken by another process; free it or set the ALLOT_*_PORT variable"
   mkdir -p "$SERVICES_DIR" "$ALLOT_HOME/$name"
+  # Keep the last run's log: after a crash it is the one that says why.
+  [ -s "$SERVICES_DIR/$name.log" ] && mv -f "$SERVICES_DIR/$name.log" "$SERVICES_DIR/$name.log.1"
   nohup "$JAVA" -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$port" \
     -Dkafka.bootstrap.servers="127.0.0.1:$KAFKA_PORT" \

@@ -3,7 +3,7 @@
 # help:   up       start a Kafka broker (KRaft) on 127.0.0.1:9092 and the schema registry on :8080, create the topics
 # help:   down     stop both (data kept in .allot/)
 # help:   status   one line per component: NAME URL STATE
-# help:   reset    stop both and delete their data
+# help:   reset    stop both and delete their data and every service's state (refused while a service runs)
 # help: Ports: ALLOT_KAFKA_PORT, ALLOT_KAFKA_CONTROLLER_PORT, ALLOT_REGISTRY_PORT.
 # shellcheck shell=bash
 # shellcheck source=bin/infra-lib.sh

@@ -85,6 +85,38 @@ class BinAllotInfraTest {
         }
     }
 
+    @Test
+    void givenServiceStateAndNoServiceRunning_whenReset_thenEveryServiceStateGoesAndTheLogsStay() throws Exception {
+        Path streams = Files.createDirectories(home.resolve("accounting-service/streams/allot-accounting/0_0"));
+        Files.writeString(streams.resolve("offsets"), "42");
+        Files.createDirectories(home.resolve("node-agent")).resolve("epoch").toFile().createNewFile();
+        Path log = Files.createDirectories(home.resolve("services")).resolve("accounting-service.log");
+        Files.writeString(log, "last run");
+
+        Result reset = run("infra", "reset");
+
+        assertThat(reset.exitCode()).as(reset.output()).isZero();
+        assertThat(home.resolve("accounting-service")).doesNotExist();
+        assertThat(home.resolve("node-agent")).doesNotExist();
+        assertThat(log).hasContent("last run");
+        assertThat(home.resolve("dist")).exists();
+    }
+
+    @Test
+    void givenAServiceRunning_whenReset_thenRefusedNamingItAndNothingDeleted() throws Exception {
+        Path state = Files.createDirectories(home.resolve("scheduler-service"));
+        Path services = Files.createDirectories(home.resolve("services"));
+        // a live pid stands for the running service: this test's own JVM
+        Files.writeString(services.resolve("scheduler-service.pid"), String.valueOf(ProcessHandle.current().pid()));
+
+        Result reset = run("infra", "reset");
+
+        assertThat(reset.exitCode()).isNotZero();
+        assertThat(reset.output()).contains("scheduler-service still running").contains("bin/allot down");
+        assertThat(state).exists();
+        Files.delete(services.resolve("scheduler-service.pid"));
+    }
+
     private long pid(String file) throws IOException {
         return Long.parseLong(Files.readString(home.resolve(file)).trim());
     }
