@@ -163,6 +163,12 @@ public class LogProjector {
                 if (!assign(c)) {
                     continue;
                 }
+                if (deadLettered == null) {
+                    deadLettered = DeadLetterHistory.read(settings.clients(), settings.consumerName(),
+                            Duration.ofSeconds(30));
+                    LOG.infof("%d records dead-lettered by earlier runs; they are not sent again",
+                            deadLettered.size());
+                }
                 while (running) {
                     ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
                     boolean retry = false;
@@ -236,6 +242,8 @@ public class LogProjector {
     }
 
     private EventReader reader;
+    /** Read once, before the first record is applied; then kept up to date by {@link #deadLetter}. */
+    private DeadLetterHistory deadLettered;
     private final Map<String, Class<? extends SpecificRecord>> valueTypes = new HashMap<>();
 
     /** @throws RegistryUnavailable the record could not be read yet: the caller reads it again later */
@@ -313,6 +321,10 @@ public class LogProjector {
     }
 
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
+        if (deadLettered.alreadySent(record.topic(), record.partition(), record.offset())) {
+            return; // an earlier run sent it (every launch replays the log from the start)
+        }
+        deadLettered.sent(record.topic(), record.partition(), record.offset());
         deadLetters.increment();
         LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
         publisher.publish(Topics.DEAD_LETTERS, record.topic(),
