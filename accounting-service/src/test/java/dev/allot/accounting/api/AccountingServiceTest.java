@@ -179,7 +179,8 @@ class AccountingServiceTest {
         given().get("/q/metrics").then().statusCode(200)
                 .body(containsString("allot_accounting_dead_letters_total{kind=\"malformed\""))
                 .body(containsString("allot_accounting_store_entries"));
-        given().get("/q/health/ready").then().statusCode(200);
+        given().get("/q/health/ready").then().statusCode(200)
+                .body(containsString(StreamsServing.NAME)).body(containsString("RUNNING"));
         assertThat(given().get("/q/metrics").asString()).contains("kafka_consumer_fetch_manager_records_lag_max{");
     }
 
