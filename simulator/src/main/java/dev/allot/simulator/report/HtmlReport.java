@@ -109,6 +109,24 @@ public final class HtmlReport {
         }
         b.append("</tr>\n");
         row(b, "GPU-hours lost", runs, r -> fmt(r.lostGpuHours(), 1));
+        row(b, "lost share of GPU-time", runs, r -> pct(r.goodput().lostShare()));
+        row(b, "lost: allocated / unallocated", runs, r -> fmt(r.goodput().lostGpuHoursAllocated(), 1) + " / "
+                + fmt(r.goodput().lostGpuHoursUnallocated(), 1));
+        row(b, "lost: resumable / non-resumable", runs, r -> fmt(r.goodput().lostGpuHoursResumable(), 1) + " / "
+                + fmt(r.goodput().lostGpuHoursNonResumable(), 1));
+        row(b, "useful GPU-hours", runs, r -> fmt(r.goodput().usefulGpuHours(), 0));
+        row(b, "useful owed hours, mean", runs, r -> pct(r.goodput().owedUseful().mean()));
+        row(b, "useful owed hours, worst team", runs, r -> pct(r.goodput().owedUseful().min()) + " ("
+                + esc(String.valueOf(r.goodput().owedUseful().worstTeam())) + ")");
+        row(b, "preemptions: allocated / unallocated", runs, r -> r.goodput().preemptionsAllocated() + " / "
+                + r.goodput().preemptionsUnallocated());
+        row(b, "preemptions per 1,000 GPU-hours", runs, r -> fmt(r.goodput().preemptionsPer1000GpuHours(), 2));
+        row(b, "preemption cycles (1 h)", runs, r -> Integer.toString(r.goodput().cycles()));
+        row(b, "debug wait p90: allocated / unallocated", runs, r -> secs(r.goodput().debugAllocatedP90Seconds())
+                + " / " + secs(r.goodput().debugUnallocatedP90Seconds()));
+        row(b, "large head of line p90 / max (jobs)", runs, r -> r.goodput().largeHeadOfLineJobs() == 0 ? "n/a"
+                : secs(r.goodput().largeHeadOfLineP90Seconds()) + " / " + secs(r.goodput().largeHeadOfLineMaxSeconds())
+                        + " (" + r.goodput().largeHeadOfLineJobs() + ")");
         row(b, "fragmentation", runs, r -> pct(r.fragmentation()));
         b.append("<tr><td>jobs finished / running / waiting / rejected</td>");
         for (RunResult r : runs) {
