@@ -233,6 +233,14 @@ class SimulationEndToEndTest {
         assertThat((Double) m.get("preemptions")).isPositive();
         assertThat((Double) m.get("lostGpuHours")).isPositive();
         goodputAddsUp("budget", m, gpus * 2 * 24);
+        // and the per-team losses of details.json add up to the total too
+        Map<String, Object> run = (Map<String, Object>) ((List<Object>) json(out.resolve("details.json")).get("runs"))
+                .get(0);
+        double byTeam = 0;
+        for (Object t : (List<Object>) run.get("teams")) {
+            byTeam += (Double) ((Map<String, Object>) t).get("lostGpuHours");
+        }
+        assertThat(byTeam).isCloseTo((Double) m.get("lostGpuHours"), within(1e-4));
     }
 
     private static Map<String, List<String[]>> readEvents(Path p) throws Exception {

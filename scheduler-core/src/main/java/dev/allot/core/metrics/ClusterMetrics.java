@@ -49,6 +49,7 @@ public final class ClusterMetrics {
     private final HourlySeries idleWhileWaiting;
     private final WaitStats waits = new WaitStats();
     private final Map<String, HourlySeries> lostAllocated = new TreeMap<>();
+    private final Map<String, Double> lostByTeam = new TreeMap<>();
     private final WaitStats waitsAllocated = new WaitStats();
     private final WaitStats waitsUnallocated = new WaitStats();
     private final WaitStats headOfLine = new WaitStats();
@@ -151,6 +152,9 @@ public final class ClusterMetrics {
         double lost = Math.max(0, p.lostGpuSeconds());
         preemptions++;
         lostGpuSeconds += lost;
+        if (p.victimAccount() != null) {
+            lostByTeam.merge(p.victimAccount(), lost, Double::sum);
+        }
         if (p.allocated()) {
             preemptionsAllocated++;
             lostAllocatedGpuSeconds += lost;
@@ -263,6 +267,8 @@ public final class ClusterMetrics {
 
     private Goodput goodput(OwedHours.Summary useful, double heldTotal, double available) {
         double[] hol = headOfLine.sortedWaits(JobClass.LARGE);
+        Map<String, Double> lostHours = new TreeMap<>();
+        lostByTeam.forEach((t, v) -> lostHours.put(t, v / 3600.0));
         return new Goodput(useful, preemptionsAllocated, preemptions - preemptionsAllocated,
                 heldTotal <= 0 ? 0.0 : preemptions / (heldTotal / 3600.0) * 1000,
                 lostAllocatedGpuSeconds / 3600.0, lostUnallocatedGpuSeconds / 3600.0,
@@ -270,7 +276,7 @@ public final class ClusterMetrics {
                 lostGpuSeconds / available, (heldTotal - lostGpuSeconds) / 3600.0,
                 headOfLine.p90(JobClass.LARGE), hol.length == 0 ? 0.0 : hol[hol.length - 1], hol.length,
                 waitsAllocated.p50(JobClass.DEBUG), waitsAllocated.p90(JobClass.DEBUG),
-                waitsUnallocated.p50(JobClass.DEBUG), waitsUnallocated.p90(JobClass.DEBUG), cycles.cycles());
+                waitsUnallocated.p50(JobClass.DEBUG), waitsUnallocated.p90(JobClass.DEBUG), cycles.cycles(), lostHours);
     }
 
     private static double clamp01(double v) {
@@ -298,12 +304,21 @@ public final class ClusterMetrics {
      * @param usefulGpuHours GPU-hours held minus lost
      * @param largeHeadOfLineJobs large jobs with a head-of-line time (those that got a reservation)
      * @param cycles preemption cycles ({@link PreemptionCycles})
+     * @param lostGpuHoursByTeam lost GPU-hours by the victim's team (teams that lost nothing absent)
      */
     public record Goodput(OwedHours.Summary owedUseful, int preemptionsAllocated, int preemptionsUnallocated,
             double preemptionsPer1000GpuHours, double lostGpuHoursAllocated, double lostGpuHoursUnallocated,
             double lostGpuHoursResumable, double lostGpuHoursNonResumable, double lostShare, double usefulGpuHours,
             double largeHeadOfLineP90Seconds, double largeHeadOfLineMaxSeconds, int largeHeadOfLineJobs,
             double debugAllocatedP50Seconds, double debugAllocatedP90Seconds, double debugUnallocatedP50Seconds,
-            double debugUnallocatedP90Seconds, int cycles) {
+            double debugUnallocatedP90Seconds, int cycles, Map<String, Double> lostGpuHoursByTeam) {
+        public Goodput {
+            lostGpuHoursByTeam = Collections.unmodifiableMap(new TreeMap<>(lostGpuHoursByTeam));
+        }
+
+        /** Lost GPU-hours of one team's jobs (allocated or not). */
+        public double lostGpuHours(String team) {
+            return lostGpuHoursByTeam.getOrDefault(team, 0.0);
+        }
     }
 }

@@ -21,7 +21,7 @@ class GoodputMetricsTest {
     }
 
     @Test
-    void lostWorkIsSplitByChargeModeAndByResumableAndThePartsSumToTheTotal() {
+    void lostWorkIsSplitByChargeModeByResumableAndByTeamAndThePartsSumToTheTotal() {
         // given a's allocated non-resumable 4-GPU job that ran 0..3600 and lost all of it,
         // and b's unallocated resumable 2-GPU job that lost 1800..3600 (checkpointed at 1800)
         ClusterMetrics m = twoHours();
@@ -41,6 +41,9 @@ class GoodputMetricsTest {
         assertThat(g.lostGpuHoursUnallocated()).isCloseTo(1, within(1e-12));
         assertThat(g.lostGpuHoursNonResumable()).isCloseTo(4, within(1e-12));
         assertThat(g.lostGpuHoursResumable()).isCloseTo(1, within(1e-12));
+        assertThat(g.lostGpuHours("a")).isCloseTo(4, within(1e-12));
+        assertThat(g.lostGpuHours("b")).isCloseTo(1, within(1e-12));
+        assertThat(g.lostGpuHours("nobody")).isZero();
         assertThat(g.preemptionsAllocated()).isEqualTo(1);
         assertThat(g.preemptionsUnallocated()).isEqualTo(1);
         // held 4 + 2 + 4 = 10 GPU-h of 16 available; useful = 10 - 5

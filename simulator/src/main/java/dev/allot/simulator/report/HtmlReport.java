@@ -154,12 +154,19 @@ public final class HtmlReport {
 
     private static void teamTable(StringBuilder b, ClusterMetrics.Result r) {
         b.append("<table><tr><th>team</th><th>entitled GPU-h</th><th>demand GPU-h</th><th>owed GPU-h</th>")
-                .append("<th>delivered GPU-h</th><th>delivered/owed</th></tr>\n");
-        for (OwedHours.Team t : r.owed().teams()) {
+                .append("<th>delivered GPU-h</th><th>delivered/owed</th><th>useful GPU-h</th><th>useful/owed</th>")
+                .append("<th>lost GPU-h</th></tr>\n");
+        List<OwedHours.Team> useful = r.goodput().owedUseful().teams();
+        for (int i = 0; i < r.owed().teams().size(); i++) {
+            OwedHours.Team t = r.owed().teams().get(i);
+            OwedHours.Team u = useful.get(i);
             b.append("<tr><td>").append(esc(t.team())).append("</td><td>").append(fmt(t.entitledGpuHours(), 0))
                     .append("</td><td>").append(fmt(t.demandGpuHours(), 0)).append("</td><td>")
                     .append(fmt(t.owedGpuHours(), 0)).append("</td><td>").append(fmt(t.deliveredGpuHours(), 0))
-                    .append("</td><td>").append(t.owedAnything() ? pct(t.ratio()) : "owed nothing").append("</td></tr>\n");
+                    .append("</td><td>").append(t.owedAnything() ? pct(t.ratio()) : "owed nothing")
+                    .append("</td><td>").append(fmt(u.deliveredGpuHours(), 0))
+                    .append("</td><td>").append(u.owedAnything() ? pct(u.ratio()) : "owed nothing")
+                    .append("</td><td>").append(fmt(r.goodput().lostGpuHours(t.team()), 1)).append("</td></tr>\n");
         }
         b.append("</table>\n");
     }

@@ -132,7 +132,12 @@ public final class SummaryJson {
                         .append(", \"demandGpuHours\": ").append(Json.num(tm.demandGpuHours()))
                         .append(", \"owedGpuHours\": ").append(Json.num(tm.owedGpuHours()))
                         .append(", \"deliveredGpuHours\": ").append(Json.num(tm.deliveredGpuHours()))
-                        .append(", \"ratio\": ").append(Json.num(tm.ratio())).append('}');
+                        .append(", \"ratio\": ").append(Json.num(tm.ratio()))
+                        .append(", \"usefulGpuHours\": ").append(Json.num(m.goodput().owedUseful().teams().get(t)
+                                .deliveredGpuHours()))
+                        .append(", \"usefulRatio\": ").append(Json.num(m.goodput().owedUseful().teams().get(t).ratio()))
+                        .append(", \"lostGpuHours\": ").append(Json.num(m.goodput().lostGpuHours(tm.team())))
+                        .append('}');
             }
             b.append("\n      ]}");
         }
