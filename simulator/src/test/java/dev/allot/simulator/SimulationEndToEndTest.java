@@ -91,15 +91,22 @@ class SimulationEndToEndTest {
         for (String policy : policies.keySet()) {
             Map<String, Object> m = (Map<String, Object>) policies.get(policy);
             assertThat(m).containsOnlyKeys("occupancy", "owedDeliveredMean", "owedDeliveredMin", "teamsAtLeast95",
-                    "unallocatedShare", "waitP50Seconds", "waitP90Seconds", "preemptions", "lostGpuHours");
+                    "unallocatedShare", "waitP50Seconds", "waitP90Seconds", "preemptions", "lostGpuHours",
+                    "owedUsefulMean", "owedUsefulMin", "lostGpuHoursAllocated", "lostGpuHoursUnallocated",
+                    "lostGpuHoursResumable", "lostGpuHoursNonResumable", "lostShare", "usefulGpuHours",
+                    "preemptionsAllocated", "preemptionsUnallocated", "preemptionsPer1000GpuHours",
+                    "largeHeadOfLineJobs", "largeHeadOfLineP90Seconds", "largeHeadOfLineMaxSeconds",
+                    "preemptionCycles");
+            goodputAddsUp(policy, m, gpus * 2 * 24);
             for (String f : List.of("occupancy", "owedDeliveredMean", "owedDeliveredMin", "unallocatedShare")) {
                 assertThat((Double) m.get(f)).as(policy + " " + f).isBetween(0.0, 1.0);
             }
             assertThat((Double) m.get("owedDeliveredMin")).isLessThanOrEqualTo((Double) m.get("owedDeliveredMean"));
-            assertThat((Map<String, Object>) m.get("waitP50Seconds")).containsOnlyKeys("debug", "small", "large");
+            assertThat((Map<String, Object>) m.get("waitP50Seconds")).containsOnlyKeys("debug", "small", "large",
+                    "debugAllocated", "debugUnallocated");
             Map<String, Double> p50 = (Map<String, Double>) m.get("waitP50Seconds");
             Map<String, Double> p90 = (Map<String, Double>) m.get("waitP90Seconds");
-            for (String c : List.of("debug", "small", "large")) {
+            for (String c : List.of("debug", "small", "large", "debugAllocated", "debugUnallocated")) {
                 assertThat(p50.get(c)).isLessThanOrEqualTo(p90.get(c));
             }
 
@@ -143,6 +150,97 @@ class SimulationEndToEndTest {
         String html = Files.readString(out.resolve("report.html"));
         assertThat(html).contains("<svg", "Side by side", "Contract rule sensitivity", "short-contracts")
                 .doesNotContain("http://cdn", "<script");
+    }
+
+    /** The goodput fields agree with each other and with the old ones (6-decimal JSON rounding). */
+    private static void goodputAddsUp(String policy, Map<String, Object> m, double availableGpuHours) {
+        double lost = (Double) m.get("lostGpuHours");
+        assertThat((Double) m.get("lostGpuHoursAllocated") + (Double) m.get("lostGpuHoursUnallocated"))
+                .as(policy + " allocated + unallocated lost").isCloseTo(lost, within(1e-5));
+        assertThat((Double) m.get("lostGpuHoursResumable") + (Double) m.get("lostGpuHoursNonResumable"))
+                .as(policy + " resumable + non-resumable lost").isCloseTo(lost, within(1e-5));
+        assertThat((Double) m.get("preemptionsAllocated") + (Double) m.get("preemptionsUnallocated"))
+                .isEqualTo(m.get("preemptions"));
+        assertThat((Double) m.get("lostShare")).isCloseTo(lost / availableGpuHours, within(1e-6));
+        double held = (Double) m.get("occupancy") * availableGpuHours;
+        assertThat((Double) m.get("usefulGpuHours")).isCloseTo(held - lost, within(held * 1e-5 + 1e-5));
+        assertThat((Double) m.get("owedUsefulMean")).isLessThanOrEqualTo((Double) m.get("owedDeliveredMean") + 1e-9);
+        assertThat((Double) m.get("owedUsefulMin")).isLessThanOrEqualTo((Double) m.get("owedUsefulMean") + 1e-9);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aLargeJobsHeadOfLineTimeRunsFromItsReservationToItsPlacement(@TempDir Path dir) throws Exception {
+        // given 8 nodes x 8 GPUs full of team a's eight 8-GPU one-hour jobs from t=0, and at t=10 team b's
+        // 64-GPU gang: it ranks first (b has used nothing), cannot be placed, gets a reservation, and
+        // starts when a's jobs end at 3600
+        StringBuilder b = new StringBuilder(HEADER);
+        for (int i = 0; i < 8; i++) {
+            b.append("a").append(i).append(",a,0,8,1,3600,3600,false,train\n");
+        }
+        b.append("big,b,10,8,8,3600,3600,false,train\n");
+        Path trace = dir.resolve("t.csv");
+        Files.writeString(trace, b.toString());
+        Path out = dir.resolve("out");
+        // when
+        assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "0.5", "--nodes", "8", "--out",
+                out.toString(), "--policies", "fairshare-decay", "--debug-per-team-hour", "0", "--quiet",
+                "--warmup-days", "0", "--variants", "none")).isZero();
+        // then
+        Map<String, Object> m = (Map<String, Object>) ((Map<String, Object>) json(out.resolve("summary.json"))
+                .get("policies")).get("fairshare-decay");
+        assertThat(m.get("largeHeadOfLineJobs")).isEqualTo(1.0);
+        assertThat(m.get("largeHeadOfLineP90Seconds")).isEqualTo(3590.0);
+        assertThat(m.get("largeHeadOfLineMaxSeconds")).isEqualTo(3590.0);
+        assertThat(((Map<String, Object>) m.get("waitP90Seconds")).get("large")).isEqualTo(3590.0);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void aLargeJobNeverPlacedCountsItsHeadOfLineTimeSoFar(@TempDir Path dir) throws Exception {
+        // given the same, but a's jobs run past the end of the 12-hour period
+        StringBuilder b = new StringBuilder(HEADER);
+        for (int i = 0; i < 8; i++) {
+            b.append("a").append(i).append(",a,0,8,1,90000,3600,false,train\n");
+        }
+        b.append("big,b,10,8,8,3600,3600,false,train\n");
+        Path trace = dir.resolve("t.csv");
+        Files.writeString(trace, b.toString());
+        Path out = dir.resolve("out");
+        assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "0.5", "--nodes", "8", "--out",
+                out.toString(), "--policies", "fairshare-decay", "--debug-per-team-hour", "0", "--quiet",
+                "--warmup-days", "0", "--variants", "none")).isZero();
+        Map<String, Object> m = (Map<String, Object>) ((Map<String, Object>) json(out.resolve("summary.json"))
+                .get("policies")).get("fairshare-decay");
+        assertThat(m.get("largeHeadOfLineJobs")).isEqualTo(1.0);
+        assertThat(m.get("largeHeadOfLineMaxSeconds")).isEqualTo(43_200.0 - 10);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void onAPreemptingRunTheLostSplitSumsToTheLostTotal(@TempDir Path dir) throws Exception {
+        // given the mixed workload at a load that makes the budget policy preempt
+        Path trace = dir.resolve("trace.csv");
+        Files.writeString(trace, mixedTrace());
+        Path out = dir.resolve("out");
+        assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "2", "--load", "2.5", "--out",
+                out.toString(), "--policies", "budget", "--quiet", "--warmup-days", "0", "--variants", "none"))
+                .isZero();
+        Map<String, Object> s = json(out.resolve("summary.json"));
+        double gpus = (Double) ((Map<String, Object>) s.get("scenario")).get("clusterGpus");
+        Map<String, Object> m = (Map<String, Object>) ((Map<String, Object>) s.get("policies")).get("budget");
+        // then it lost work, and the parts add up
+        assertThat((Double) m.get("preemptions")).isPositive();
+        assertThat((Double) m.get("lostGpuHours")).isPositive();
+        goodputAddsUp("budget", m, gpus * 2 * 24);
+        // and the per-team losses of details.json add up to the total too
+        Map<String, Object> run = (Map<String, Object>) ((List<Object>) json(out.resolve("details.json")).get("runs"))
+                .get(0);
+        double byTeam = 0;
+        for (Object t : (List<Object>) run.get("teams")) {
+            byTeam += (Double) ((Map<String, Object>) t).get("lostGpuHours");
+        }
+        assertThat(byTeam).isCloseTo((Double) m.get("lostGpuHours"), within(1e-4));
     }
 
     private static Map<String, List<String[]>> readEvents(Path p) throws Exception {

@@ -26,7 +26,12 @@ import java.util.TreeMap;
  *   <li><b>waits</b>: see {@link WaitStats};</li>
  *   <li><b>preemptions</b>: count of jobs stopped to make room for others; <b>lost GPU-hours</b>:
  *       GPUs x the work each victim had done since its last checkpoint (all of its run when not
- *       resumable);</li>
+ *       resumable), split by the victim's charge mode and by resumable or not; <b>lost share</b> =
+ *       lost / available GPU-hours; <b>useful GPU-hours</b> = held - lost;</li>
+ *   <li><b>useful owed hours</b>: as owed / delivered, with delivery counting only the work kept:
+ *       each allocated victim's lost work is taken out of the hours it was delivered in;</li>
+ *   <li><b>head of line</b> (large jobs): from a job's first reservation to its next placement;
+ *       <b>preemption cycles</b>: see {@link PreemptionCycles};</li>
  *   <li><b>fragmentation</b> = GPU-seconds left idle while at least one job waited / GPU-seconds
  *       available: capacity lost to shape (free GPUs scattered over nodes, nodes held empty for a
  *       reservation), 0 when every idle GPU-second had no waiting job to serve.</li>
@@ -43,8 +48,19 @@ public final class ClusterMetrics {
     private final HourlySeries unallocated;
     private final HourlySeries idleWhileWaiting;
     private final WaitStats waits = new WaitStats();
+    private final Map<String, HourlySeries> lostAllocated = new TreeMap<>();
+    private final Map<String, Double> lostByTeam = new TreeMap<>();
+    private final WaitStats waitsAllocated = new WaitStats();
+    private final WaitStats waitsUnallocated = new WaitStats();
+    private final WaitStats headOfLine = new WaitStats();
+    private final PreemptionCycles cycles = PreemptionCycles.hourly();
     private int preemptions;
+    private int preemptionsAllocated;
     private double lostGpuSeconds;
+    private double lostAllocatedGpuSeconds;
+    private double lostUnallocatedGpuSeconds;
+    private double lostResumableGpuSeconds;
+    private double lostNonResumableGpuSeconds;
 
     /**
      * @param fractions each team's fraction of the cluster (its entitlement is fraction x capacity
@@ -113,10 +129,72 @@ public final class ClusterMetrics {
         waits.add(c, seconds);
     }
 
-    /** One preemption; {@code lostGpuSeconds} = GPUs x work since the victim's last checkpoint. */
-    public void preempted(double lostGpuSeconds) {
+    /** A wait as {@link #waited(JobClass, double)}, also counted apart by the job's charge mode. */
+    public void waited(JobClass c, double seconds, boolean allocated) {
+        waits.add(c, seconds);
+        (allocated ? waitsAllocated : waitsUnallocated).add(c, seconds);
+    }
+
+    /**
+     * A large job's time at the head of the line: from its first reservation to its placement (or
+     * to the end of the period when never placed).
+     */
+    public void headOfLine(double seconds) {
+        headOfLine.add(JobClass.LARGE, seconds);
+    }
+
+    /**
+     * One preemption. Its loss counts in the split totals; an allocated victim's lost work is also
+     * taken out of the hours it was delivered in ({@code lostFrom..at}, clipped to the period), for
+     * useful owed hours; preemptions must come in time order (for the cycle count).
+     */
+    public void preempted(Preemption p) {
+        double lost = Math.max(0, p.lostGpuSeconds());
         preemptions++;
-        this.lostGpuSeconds += Math.max(0, lostGpuSeconds);
+        lostGpuSeconds += lost;
+        if (p.victimAccount() != null) {
+            lostByTeam.merge(p.victimAccount(), lost, Double::sum);
+        }
+        if (p.allocated()) {
+            preemptionsAllocated++;
+            lostAllocatedGpuSeconds += lost;
+            if (p.victimAccount() != null) {
+                series(lostAllocated, p.victimAccount()).addInterval(p.lostFromSeconds(), p.atSeconds(), p.gpus());
+            }
+        } else {
+            lostUnallocatedGpuSeconds += lost;
+        }
+        if (p.resumable()) {
+            lostResumableGpuSeconds += lost;
+        } else {
+            lostNonResumableGpuSeconds += lost;
+        }
+        cycles.record(p.atSeconds(), p.preemptorAccount(), p.victimAccount());
+    }
+
+    /**
+     * A preemption as the metrics see it.
+     *
+     * @param lostFromSeconds start of the work the victim lost (its last checkpoint, or its placement)
+     * @param atSeconds when it was stopped
+     * @param lostGpuSeconds what it lost: GPUs x (at - lostFrom), as the caller computed it
+     * @param allocated the victim's charge mode
+     */
+    public record Preemption(String victimAccount, String preemptorAccount, double lostFromSeconds, double atSeconds,
+            int gpus, double lostGpuSeconds, boolean allocated, boolean resumable) {
+    }
+
+    /**
+     * GPU-seconds per hour the team's allocated jobs held and kept: delivered minus the work its
+     * allocated victims lost, in the hours that work was done.
+     */
+    public double[] deliveredUseful(String team) {
+        double[] d = delivered(team);
+        double[] lost = series(lostAllocated, team).toArray();
+        for (int i = 0; i < d.length; i++) {
+            d[i] = Math.max(0, d[i] - lost[i]);
+        }
+        return d;
     }
 
     public WaitStats waits() {
@@ -164,8 +242,12 @@ public final class ClusterMetrics {
 
     public Result result() {
         List<OwedHours.Team> teams = new ArrayList<>();
+        List<OwedHours.Team> useful = new ArrayList<>();
         for (String t : teams()) {
-            teams.add(OwedHours.team(t, entitlement(t), demand(t), delivered(t)));
+            double[] ent = entitlement(t);
+            double[] dem = demand(t);
+            teams.add(OwedHours.team(t, ent, dem, delivered(t)));
+            useful.add(OwedHours.team(t, ent, dem, deliveredUseful(t)));
         }
         double available = (double) capacityGpus * periodSeconds;
         double heldTotal = held.total();
@@ -180,7 +262,21 @@ public final class ClusterMetrics {
         return new Result(clamp01(heldTotal / available), OwedHours.summarize(teams),
                 heldTotal <= 0 ? 0.0 : clamp01(unallocated.total() / heldTotal), p50, p90, counts, preemptions,
                 lostGpuSeconds / 3600.0, clamp01(idleWhileWaiting.total() / available), heldTotal / 3600.0,
-                available / 3600.0);
+                available / 3600.0, goodput(OwedHours.summarize(useful), heldTotal, available));
+    }
+
+    private Goodput goodput(OwedHours.Summary useful, double heldTotal, double available) {
+        double[] hol = headOfLine.sortedWaits(JobClass.LARGE);
+        Map<String, Double> lostHours = new TreeMap<>();
+        lostByTeam.forEach((t, v) -> lostHours.put(t, v / 3600.0));
+        return new Goodput(useful, preemptionsAllocated, preemptions - preemptionsAllocated,
+                heldTotal <= 0 ? 0.0 : preemptions / (heldTotal / 3600.0) * 1000,
+                lostAllocatedGpuSeconds / 3600.0, lostUnallocatedGpuSeconds / 3600.0,
+                lostResumableGpuSeconds / 3600.0, lostNonResumableGpuSeconds / 3600.0,
+                lostGpuSeconds / available, (heldTotal - lostGpuSeconds) / 3600.0,
+                headOfLine.p90(JobClass.LARGE), hol.length == 0 ? 0.0 : hol[hol.length - 1], hol.length,
+                waitsAllocated.p50(JobClass.DEBUG), waitsAllocated.p90(JobClass.DEBUG),
+                waitsUnallocated.p50(JobClass.DEBUG), waitsUnallocated.p90(JobClass.DEBUG), cycles.cycles(), lostHours);
     }
 
     private static double clamp01(double v) {
@@ -191,11 +287,38 @@ public final class ClusterMetrics {
     public record Result(double occupancy, OwedHours.Summary owed, double unallocatedShare,
             Map<JobClass, Double> waitP50Seconds, Map<JobClass, Double> waitP90Seconds,
             Map<JobClass, Integer> jobsPerClass, int preemptions, double lostGpuHours, double fragmentation,
-            double heldGpuHours, double availableGpuHours) {
+            double heldGpuHours, double availableGpuHours, Goodput goodput) {
         public Result {
             waitP50Seconds = Collections.unmodifiableMap(new LinkedHashMap<>(waitP50Seconds));
             waitP90Seconds = Collections.unmodifiableMap(new LinkedHashMap<>(waitP90Seconds));
             jobsPerClass = Collections.unmodifiableMap(new LinkedHashMap<>(jobsPerClass));
+        }
+    }
+
+    /**
+     * What the cluster kept of the work it did, and what preemption cost.
+     *
+     * @param owedUseful owed hours against useful delivery ({@link #deliveredUseful})
+     * @param preemptionsPer1000GpuHours preemptions per 1,000 GPU-hours held
+     * @param lostShare lost GPU-hours / available GPU-hours
+     * @param usefulGpuHours GPU-hours held minus lost
+     * @param largeHeadOfLineJobs large jobs with a head-of-line time (those that got a reservation)
+     * @param cycles preemption cycles ({@link PreemptionCycles})
+     * @param lostGpuHoursByTeam lost GPU-hours by the victim's team (teams that lost nothing absent)
+     */
+    public record Goodput(OwedHours.Summary owedUseful, int preemptionsAllocated, int preemptionsUnallocated,
+            double preemptionsPer1000GpuHours, double lostGpuHoursAllocated, double lostGpuHoursUnallocated,
+            double lostGpuHoursResumable, double lostGpuHoursNonResumable, double lostShare, double usefulGpuHours,
+            double largeHeadOfLineP90Seconds, double largeHeadOfLineMaxSeconds, int largeHeadOfLineJobs,
+            double debugAllocatedP50Seconds, double debugAllocatedP90Seconds, double debugUnallocatedP50Seconds,
+            double debugUnallocatedP90Seconds, int cycles, Map<String, Double> lostGpuHoursByTeam) {
+        public Goodput {
+            lostGpuHoursByTeam = Collections.unmodifiableMap(new TreeMap<>(lostGpuHoursByTeam));
+        }
+
+        /** Lost GPU-hours of one team's jobs (allocated or not). */
+        public double lostGpuHours(String team) {
+            return lostGpuHoursByTeam.getOrDefault(team, 0.0);
         }
     }
 }

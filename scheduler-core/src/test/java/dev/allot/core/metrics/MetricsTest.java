@@ -94,7 +94,7 @@ class MetricsTest {
         m.waited(JobClass.SMALL, 3600);
         m.waited(JobClass.SMALL, 0);
         m.waited(JobClass.DEBUG, 20);
-        m.preempted(2 * 600);
+        m.preempted(new ClusterMetrics.Preemption("c", "a", 600, 1200, 2, 2 * 600, false, true));
 
         ClusterMetrics.Result r = m.result();
         // held = 8 GPU-h + 4 GPU-h + 4 GPU-h = 16 of 20

@@ -8,6 +8,7 @@ import dev.allot.core.ReplicaPlacement;
 import dev.allot.core.Scheduler;
 import dev.allot.core.SchedulerConfig;
 import dev.allot.core.metrics.ClusterMetrics;
+import dev.allot.core.metrics.JobClass;
 import dev.allot.core.ordering.DebugLane;
 import dev.allot.core.policy.SchedulingPolicy;
 import dev.allot.simulator.policy.NonPreempting;
@@ -130,6 +131,10 @@ public final class Simulation {
         long[] placedAt = new long[n];
         long[] firstPlaced = new long[n];
         int[] seq = new int[n];
+        // a large job's first reservation (ms), and whether its head-of-line time has been counted
+        long[] firstReserved = new long[n];
+        boolean[] headOfLineDone = new boolean[n];
+        Arrays.fill(firstReserved, -1);
         for (int i = 0; i < n; i++) {
             remaining[i] = jobs.get(i).durationSeconds() * 1000;
             placedAt[i] = -1;
@@ -261,8 +266,12 @@ public final class Simulation {
                         if (firstPlaced[j] < 0) {
                             firstPlaced[j] = now;
                             if (job.submitSeconds() * 1000 >= warmMs) {
-                                metrics.waited(job.jobClass(), (now - job.submitSeconds() * 1000) / 1000.0);
+                                metrics.waited(job.jobClass(), (now - job.submitSeconds() * 1000) / 1000.0, job.allocated());
                             }
+                        }
+                        if (firstReserved[j] >= 0 && !headOfLineDone[j]) {
+                            headOfLineDone[j] = true;
+                            metrics.headOfLine((now - firstReserved[j]) / 1000.0);
                         }
                         ends.add(new Timed(now + remaining[j], j, seq[j]));
                         if (job.resumable()) {
@@ -275,11 +284,18 @@ public final class Simulation {
                     }
                     case Decision.Preempt p -> {
                         int j = index.get(p.jobId());
-                        double lost = stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics, w);
-                        used -= jobs.get(j).gpus();
+                        SimJob victim = jobs.get(j);
+                        long ranFrom = placedAt[j];
+                        long remainingBefore = remaining[j];
+                        double lost = stop(j, victim, now, ckpt, state, remaining, placedAt, seq, metrics, w);
+                        used -= victim.gpus();
                         waiting++;
                         if (now >= warmMs) {
-                            metrics.preempted(lost);
+                            // the lost work is what ran after the kept part (remaining shrank by what was kept)
+                            long lostFrom = ranFrom + (remainingBefore - remaining[j]);
+                            metrics.preempted(new ClusterMetrics.Preemption(victim.team(), p.preemptorAccount(),
+                                    lostFrom / 1000.0 - w, now / 1000.0 - w, victim.gpus(), lost, victim.allocated(),
+                                    victim.resumable()));
                             if (!jobs.get(j).allocated()) {
                                 preemptUnallocated++;
                                 lostUnallocated += lost;
@@ -317,6 +333,11 @@ public final class Simulation {
                         }
                     }
                     case Decision.Reserve r -> {
+                        Integer j = index.get(r.jobId());
+                        if (j != null && firstReserved[j] < 0 && jobs.get(j).jobClass() == JobClass.LARGE
+                                && jobs.get(j).submitSeconds() * 1000 >= warmMs) {
+                            firstReserved[j] = now;
+                        }
                         if (r.dueAtMillis() > now) {
                             reservationsDue.add(r.dueAtMillis());
                         }
@@ -359,7 +380,10 @@ public final class Simulation {
                 metrics.demanded(job.team(), job.submitSeconds() - w, periodMs / 1000.0 - w, job.gpus(), job.allocated());
             }
             if (state[j] == WAITING && firstPlaced[j] < 0 && job.submitSeconds() * 1000 >= warmMs) {
-                metrics.waited(job.jobClass(), scenario.spanSeconds() - job.submitSeconds());
+                metrics.waited(job.jobClass(), scenario.spanSeconds() - job.submitSeconds(), job.allocated());
+            }
+            if (firstReserved[j] >= 0 && !headOfLineDone[j]) {
+                metrics.headOfLine((periodMs - firstReserved[j]) / 1000.0);
             }
         }
         progress.accept(1.0);

@@ -109,6 +109,24 @@ public final class HtmlReport {
         }
         b.append("</tr>\n");
         row(b, "GPU-hours lost", runs, r -> fmt(r.lostGpuHours(), 1));
+        row(b, "lost share of GPU-time", runs, r -> pct(r.goodput().lostShare()));
+        row(b, "lost: allocated / unallocated", runs, r -> fmt(r.goodput().lostGpuHoursAllocated(), 1) + " / "
+                + fmt(r.goodput().lostGpuHoursUnallocated(), 1));
+        row(b, "lost: resumable / non-resumable", runs, r -> fmt(r.goodput().lostGpuHoursResumable(), 1) + " / "
+                + fmt(r.goodput().lostGpuHoursNonResumable(), 1));
+        row(b, "useful GPU-hours", runs, r -> fmt(r.goodput().usefulGpuHours(), 0));
+        row(b, "useful owed hours, mean", runs, r -> pct(r.goodput().owedUseful().mean()));
+        row(b, "useful owed hours, worst team", runs, r -> pct(r.goodput().owedUseful().min()) + " ("
+                + esc(String.valueOf(r.goodput().owedUseful().worstTeam())) + ")");
+        row(b, "preemptions: allocated / unallocated", runs, r -> r.goodput().preemptionsAllocated() + " / "
+                + r.goodput().preemptionsUnallocated());
+        row(b, "preemptions per 1,000 GPU-hours", runs, r -> fmt(r.goodput().preemptionsPer1000GpuHours(), 2));
+        row(b, "preemption cycles (1 h)", runs, r -> Integer.toString(r.goodput().cycles()));
+        row(b, "debug wait p90: allocated / unallocated", runs, r -> secs(r.goodput().debugAllocatedP90Seconds())
+                + " / " + secs(r.goodput().debugUnallocatedP90Seconds()));
+        row(b, "large head of line p90 / max (jobs)", runs, r -> r.goodput().largeHeadOfLineJobs() == 0 ? "n/a"
+                : secs(r.goodput().largeHeadOfLineP90Seconds()) + " / " + secs(r.goodput().largeHeadOfLineMaxSeconds())
+                        + " (" + r.goodput().largeHeadOfLineJobs() + ")");
         row(b, "fragmentation", runs, r -> pct(r.fragmentation()));
         b.append("<tr><td>jobs finished / running / waiting / rejected</td>");
         for (RunResult r : runs) {
@@ -136,12 +154,19 @@ public final class HtmlReport {
 
     private static void teamTable(StringBuilder b, ClusterMetrics.Result r) {
         b.append("<table><tr><th>team</th><th>entitled GPU-h</th><th>demand GPU-h</th><th>owed GPU-h</th>")
-                .append("<th>delivered GPU-h</th><th>delivered/owed</th></tr>\n");
-        for (OwedHours.Team t : r.owed().teams()) {
+                .append("<th>delivered GPU-h</th><th>delivered/owed</th><th>useful GPU-h</th><th>useful/owed</th>")
+                .append("<th>lost GPU-h</th></tr>\n");
+        List<OwedHours.Team> useful = r.goodput().owedUseful().teams();
+        for (int i = 0; i < r.owed().teams().size(); i++) {
+            OwedHours.Team t = r.owed().teams().get(i);
+            OwedHours.Team u = useful.get(i);
             b.append("<tr><td>").append(esc(t.team())).append("</td><td>").append(fmt(t.entitledGpuHours(), 0))
                     .append("</td><td>").append(fmt(t.demandGpuHours(), 0)).append("</td><td>")
                     .append(fmt(t.owedGpuHours(), 0)).append("</td><td>").append(fmt(t.deliveredGpuHours(), 0))
-                    .append("</td><td>").append(t.owedAnything() ? pct(t.ratio()) : "owed nothing").append("</td></tr>\n");
+                    .append("</td><td>").append(t.owedAnything() ? pct(t.ratio()) : "owed nothing")
+                    .append("</td><td>").append(fmt(u.deliveredGpuHours(), 0))
+                    .append("</td><td>").append(u.owedAnything() ? pct(u.ratio()) : "owed nothing")
+                    .append("</td><td>").append(fmt(r.goodput().lostGpuHours(t.team()), 1)).append("</td></tr>\n");
         }
         b.append("</table>\n");
     }

@@ -48,21 +48,44 @@ public final class SummaryJson {
         b.append(in).append("\"owedDeliveredMin\": ").append(Json.num(r.owed().min())).append(",\n");
         b.append(in).append("\"teamsAtLeast95\": ").append(r.owed().teamsAtLeast95()).append(",\n");
         b.append(in).append("\"unallocatedShare\": ").append(Json.num(r.unallocatedShare())).append(",\n");
+        ClusterMetrics.Goodput g = r.goodput();
         b.append(in).append("\"waitP50Seconds\": ");
-        waits(b, r.waitP50Seconds());
+        waits(b, r.waitP50Seconds(), g.debugAllocatedP50Seconds(), g.debugUnallocatedP50Seconds());
         b.append(",\n");
         b.append(in).append("\"waitP90Seconds\": ");
-        waits(b, r.waitP90Seconds());
+        waits(b, r.waitP90Seconds(), g.debugAllocatedP90Seconds(), g.debugUnallocatedP90Seconds());
         b.append(",\n");
         b.append(in).append("\"preemptions\": ").append(r.preemptions()).append(",\n");
-        b.append(in).append("\"lostGpuHours\": ").append(Json.num(r.lostGpuHours())).append('\n');
+        b.append(in).append("\"lostGpuHours\": ").append(Json.num(r.lostGpuHours())).append(",\n");
+        field(b, in, "owedUsefulMean", Json.num(g.owedUseful().mean()));
+        field(b, in, "owedUsefulMin", Json.num(g.owedUseful().min()));
+        field(b, in, "lostGpuHoursAllocated", Json.num(g.lostGpuHoursAllocated()));
+        field(b, in, "lostGpuHoursUnallocated", Json.num(g.lostGpuHoursUnallocated()));
+        field(b, in, "lostGpuHoursResumable", Json.num(g.lostGpuHoursResumable()));
+        field(b, in, "lostGpuHoursNonResumable", Json.num(g.lostGpuHoursNonResumable()));
+        field(b, in, "lostShare", Json.num(g.lostShare()));
+        field(b, in, "usefulGpuHours", Json.num(g.usefulGpuHours()));
+        field(b, in, "preemptionsAllocated", Integer.toString(g.preemptionsAllocated()));
+        field(b, in, "preemptionsUnallocated", Integer.toString(g.preemptionsUnallocated()));
+        field(b, in, "preemptionsPer1000GpuHours", Json.num(g.preemptionsPer1000GpuHours()));
+        field(b, in, "largeHeadOfLineJobs", Integer.toString(g.largeHeadOfLineJobs()));
+        field(b, in, "largeHeadOfLineP90Seconds", Json.num(g.largeHeadOfLineP90Seconds()));
+        field(b, in, "largeHeadOfLineMaxSeconds", Json.num(g.largeHeadOfLineMaxSeconds()));
+        b.append(in).append("\"preemptionCycles\": ").append(g.cycles()).append('\n');
         b.append(indent).append('}');
     }
 
-    static void waits(StringBuilder b, java.util.Map<JobClass, Double> w) {
+    private static void field(StringBuilder b, String indent, String name, String value) {
+        b.append(indent).append(Json.str(name)).append(": ").append(value).append(",\n");
+    }
+
+    static void waits(StringBuilder b, java.util.Map<JobClass, Double> w, double debugAllocated,
+            double debugUnallocated) {
         b.append("{\"debug\": ").append(Json.num(w.get(JobClass.DEBUG)))
                 .append(", \"small\": ").append(Json.num(w.get(JobClass.SMALL)))
-                .append(", \"large\": ").append(Json.num(w.get(JobClass.LARGE))).append('}');
+                .append(", \"large\": ").append(Json.num(w.get(JobClass.LARGE)))
+                .append(", \"debugAllocated\": ").append(Json.num(debugAllocated))
+                .append(", \"debugUnallocated\": ").append(Json.num(debugUnallocated)).append('}');
     }
 
     /** details.json: per-run extras (runs include the contract-rule variants). */
@@ -109,7 +132,12 @@ public final class SummaryJson {
                         .append(", \"demandGpuHours\": ").append(Json.num(tm.demandGpuHours()))
                         .append(", \"owedGpuHours\": ").append(Json.num(tm.owedGpuHours()))
                         .append(", \"deliveredGpuHours\": ").append(Json.num(tm.deliveredGpuHours()))
-                        .append(", \"ratio\": ").append(Json.num(tm.ratio())).append('}');
+                        .append(", \"ratio\": ").append(Json.num(tm.ratio()))
+                        .append(", \"usefulGpuHours\": ").append(Json.num(m.goodput().owedUseful().teams().get(t)
+                                .deliveredGpuHours()))
+                        .append(", \"usefulRatio\": ").append(Json.num(m.goodput().owedUseful().teams().get(t).ratio()))
+                        .append(", \"lostGpuHours\": ").append(Json.num(m.goodput().lostGpuHours(tm.team())))
+                        .append('}');
             }
             b.append("\n      ]}");
         }
