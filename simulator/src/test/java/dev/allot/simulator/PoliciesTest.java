@@ -67,6 +67,13 @@ class PoliciesTest {
         }
     }
 
+    /** Whether the policy admits a job of {@code gpus} GPUs for team b while b runs {@code running} GPUs. */
+    private static boolean admitsForB(dev.allot.core.policy.SchedulingPolicy policy, int running, int gpus) {
+        Ctx ctx = new Ctx();
+        ctx.running.put("b", running);
+        return policy.admits(job("j", "b", gpus), ctx);
+    }
+
     static final class Ctx implements PolicyContext {
         long now;
         final Map<String, Integer> running = new HashMap<>();
@@ -167,12 +174,11 @@ class PoliciesTest {
     void priorityAdmitsUpToTheTeamLimitAndNeverPreempts() {
         PriorityPolicy p = PriorityPolicy.fromFractions(Map.of("a", 0.75, "b", 0.25), 32, 8, 2.0);
         assertThat(p.limits()).containsEntry("a", 48).containsEntry("b", 16);
+        // b holds 12 of its 16: 4 more fit, 8 do not; holding nothing, b may start one job of any size
+        assertThat(admitsForB(p, 12, 4)).isTrue();
+        assertThat(admitsForB(p, 12, 8)).isFalse();
+        assertThat(admitsForB(p, 0, 24)).as("a team holding nothing may start one job").isTrue();
         Ctx ctx = new Ctx();
-        ctx.running.put("b", 12);
-        assertThat(p.admits(job("j", "b", 4), ctx)).isTrue();
-        assertThat(p.admits(job("j", "b", 8), ctx)).isFalse();
-        ctx.running.put("b", 0);
-        assertThat(p.admits(job("big", "b", 24), ctx)).as("a team holding nothing may start one job").isTrue();
         assertThat(p.mayPreempt(job("j", "a", 1), ctx)).isFalse();
         assertThat(p.reservesForBlockedJobs()).isFalse();
         assertThat(p.rankAccounts(ctx).rankOf("a")).isEqualTo(p.rankAccounts(ctx).rankOf("b"));
@@ -182,14 +188,11 @@ class PoliciesTest {
     void quotaIsAMonopolyOfTheTeamsFraction() {
         QuotaPolicy q = QuotaPolicy.fromFractions(Map.of("a", 0.75, "b", 0.25), 32);
         assertThat(q.quotas()).containsEntry("a", 24).containsEntry("b", 8);
-        Ctx ctx = new Ctx();
-        ctx.running.put("b", 4);
-        assertThat(q.admits(job("j", "b", 4), ctx)).isTrue();
-        assertThat(q.admits(job("j", "b", 5), ctx)).isFalse();
-        ctx.running.put("b", 0);
-        assertThat(q.admits(job("big", "b", 16), ctx)).isTrue();
-        ctx.running.put("b", 1);
-        assertThat(q.admits(job("big", "b", 16), ctx)).isFalse();
+        // b's quota is 8: holding 4, 4 more fit and 5 do not; a job over the quota fits only an idle team
+        assertThat(admitsForB(q, 4, 4)).isTrue();
+        assertThat(admitsForB(q, 4, 5)).isFalse();
+        assertThat(admitsForB(q, 0, 16)).isTrue();
+        assertThat(admitsForB(q, 1, 16)).isFalse();
     }
 
     @Test

@@ -168,27 +168,36 @@ class SimulationEndToEndTest {
         assertThat((Double) m.get("owedUsefulMin")).isLessThanOrEqualTo((Double) m.get("owedUsefulMean") + 1e-9);
     }
 
+    /**
+     * 8 nodes x 8 GPUs full of team a's eight 8-GPU jobs of {@code aSeconds} from t=0, and at t=10 team b's
+     * 64-GPU gang, run for 12 hours under fairshare-decay: its summary entry.
+     */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> largeJobBehindEightFullNodes(Path dir, int aSeconds) throws Exception {
+        StringBuilder b = new StringBuilder(HEADER);
+        for (int i = 0; i < 8; i++) {
+            b.append("a").append(i).append(",a,0,8,1,").append(aSeconds).append(",3600,false,train\n");
+        }
+        b.append("big,b,10,8,8,3600,3600,false,train\n");
+        Path trace = dir.resolve("t.csv");
+        Files.writeString(trace, b.toString());
+        Path out = dir.resolve("out");
+        assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "0.5", "--nodes", "8", "--out",
+                out.toString(), "--policies", "fairshare-decay", "--debug-per-team-hour", "0", "--quiet",
+                "--warmup-days", "0", "--variants", "none")).isZero();
+        return (Map<String, Object>) ((Map<String, Object>) json(out.resolve("summary.json")).get("policies"))
+                .get("fairshare-decay");
+    }
+
     @Test
     @SuppressWarnings("unchecked")
     void aLargeJobsHeadOfLineTimeRunsFromItsReservationToItsPlacement(@TempDir Path dir) throws Exception {
         // given 8 nodes x 8 GPUs full of team a's eight 8-GPU one-hour jobs from t=0, and at t=10 team b's
         // 64-GPU gang: it ranks first (b has used nothing), cannot be placed, gets a reservation, and
         // starts when a's jobs end at 3600
-        StringBuilder b = new StringBuilder(HEADER);
-        for (int i = 0; i < 8; i++) {
-            b.append("a").append(i).append(",a,0,8,1,3600,3600,false,train\n");
-        }
-        b.append("big,b,10,8,8,3600,3600,false,train\n");
-        Path trace = dir.resolve("t.csv");
-        Files.writeString(trace, b.toString());
-        Path out = dir.resolve("out");
         // when
-        assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "0.5", "--nodes", "8", "--out",
-                out.toString(), "--policies", "fairshare-decay", "--debug-per-team-hour", "0", "--quiet",
-                "--warmup-days", "0", "--variants", "none")).isZero();
+        Map<String, Object> m = largeJobBehindEightFullNodes(dir, 3600);
         // then
-        Map<String, Object> m = (Map<String, Object>) ((Map<String, Object>) json(out.resolve("summary.json"))
-                .get("policies")).get("fairshare-decay");
         assertThat(m.get("largeHeadOfLineJobs")).isEqualTo(1.0);
         assertThat(m.get("largeHeadOfLineP90Seconds")).isEqualTo(3590.0);
         assertThat(m.get("largeHeadOfLineMaxSeconds")).isEqualTo(3590.0);
@@ -199,19 +208,7 @@ class SimulationEndToEndTest {
     @SuppressWarnings("unchecked")
     void aLargeJobNeverPlacedCountsItsHeadOfLineTimeSoFar(@TempDir Path dir) throws Exception {
         // given the same, but a's jobs run past the end of the 12-hour period
-        StringBuilder b = new StringBuilder(HEADER);
-        for (int i = 0; i < 8; i++) {
-            b.append("a").append(i).append(",a,0,8,1,90000,3600,false,train\n");
-        }
-        b.append("big,b,10,8,8,3600,3600,false,train\n");
-        Path trace = dir.resolve("t.csv");
-        Files.writeString(trace, b.toString());
-        Path out = dir.resolve("out");
-        assertThat(run("--trace", trace.toString(), "--format", "csv", "--days", "0.5", "--nodes", "8", "--out",
-                out.toString(), "--policies", "fairshare-decay", "--debug-per-team-hour", "0", "--quiet",
-                "--warmup-days", "0", "--variants", "none")).isZero();
-        Map<String, Object> m = (Map<String, Object>) ((Map<String, Object>) json(out.resolve("summary.json"))
-                .get("policies")).get("fairshare-decay");
+        Map<String, Object> m = largeJobBehindEightFullNodes(dir, 90_000);
         assertThat(m.get("largeHeadOfLineJobs")).isEqualTo(1.0);
         assertThat(m.get("largeHeadOfLineMaxSeconds")).isEqualTo(43_200.0 - 10);
     }

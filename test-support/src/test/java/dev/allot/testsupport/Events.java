@@ -1,5 +1,10 @@
 package dev.allot.testsupport;
 
+import dev.allot.schemas.catalogue.Topic;
+import dev.allot.schemas.catalogue.Topics;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
 import dev.allot.schemas.JobRequest;
 import dev.allot.schemas.JobSubmitted;
 import java.time.Instant;
@@ -11,6 +16,16 @@ import java.util.UUID;
 final class Events {
 
     private Events() {
+    }
+
+    /** Sends one job submission to a fresh copy of {@code job-requests} and returns that topic. */
+    static Topic<String, JobRequest> sentToAFreshTopic(AllotInfrastructure infra, String key, JobRequest sent)
+            throws Exception {
+        Topic<String, JobRequest> topic = infra.freshTopic(Topics.JOB_REQUESTS);
+        try (KafkaProducer<String, JobRequest> producer = infra.producer()) {
+            producer.send(new ProducerRecord<>(topic.name(), key, sent)).get();
+        }
+        return topic;
     }
 
     static JobRequest jobSubmitted(String jobId, String budget, int gpus) {

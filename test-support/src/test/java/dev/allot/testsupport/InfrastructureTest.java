@@ -13,8 +13,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
 
@@ -24,12 +22,9 @@ class InfrastructureTest {
     @Test
     void givenTheSharedInfrastructure_whenAnEventIsProduced_thenItIsConsumedBackEqual(AllotInfrastructure infra)
             throws Exception {
-        Topic<String, JobRequest> topic = infra.freshTopic(Topics.JOB_REQUESTS);
         JobRequest sent = Events.jobSubmitted("job-1", "lab/team-a", 2);
+        Topic<String, JobRequest> topic = Events.sentToAFreshTopic(infra, "job-1", sent);
 
-        try (KafkaProducer<String, JobRequest> producer = infra.producer()) {
-            producer.send(new ProducerRecord<>(topic.name(), "job-1", sent)).get();
-        }
         List<ConsumerRecord<String, JobRequest>> received;
         try (KafkaConsumer<String, JobRequest> consumer = infra.consumer(JobRequest.class)) {
             received = AllotInfrastructure.pollUntil(consumer, topic.name(), 1, Duration.ofSeconds(30));

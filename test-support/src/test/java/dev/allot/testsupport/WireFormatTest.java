@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.schemas.JobRequest;
 import dev.allot.schemas.catalogue.Topic;
-import dev.allot.schemas.catalogue.Topics;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
@@ -14,8 +13,6 @@ import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.specific.SpecificDatumReader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 
 /** Events travel in the Confluent wire format, and the id in them resolves through the ccompat API. */
@@ -25,19 +22,8 @@ class WireFormatTest {
     @Test
     void givenAnEventProducedThroughTheRegistry_whenReadRaw_thenItIsMagicByteIdAndAvroBinary(AllotInfrastructure infra)
             throws Exception {
-        Topic<String, JobRequest> topic = infra.freshTopic(Topics.JOB_REQUESTS);
         JobRequest sent = Events.jobSubmitted("job-wire", "lab/team-b", 4);
-        try (KafkaProducer<String, JobRequest> producer = infra.producer()) {
-            producer.send(new ProducerRecord<>(topic.name(), "job-wire", sent)).get();
-        }
-
-        ConsumerRecord<byte[], byte[]> raw;
-        try (KafkaConsumer<byte[], byte[]> consumer = infra.rawConsumer()) {
-            List<ConsumerRecord<byte[], byte[]>> records =
-                    AllotInfrastructure.pollUntil(consumer, topic.name(), 1, Duration.ofSeconds(30));
-            assertThat(records).hasSize(1);
-            raw = records.get(0);
-        }
+        ConsumerRecord<byte[], byte[]> raw = theOnlyRecordRaw(infra, Events.sentToAFreshTopic(infra, "job-wire", sent));
         byte[] bytes = raw.value();
 
         // Confluent framing: magic byte 0, then a 4-byte big-endian schema id, then Avro binary.
@@ -60,5 +46,14 @@ class WireFormatTest {
         JobRequest decoded = new SpecificDatumReader<JobRequest>(registered, JobRequest.getClassSchema())
                 .read(null, DecoderFactory.get().binaryDecoder(body, null));
         assertThat(decoded).isEqualTo(sent);
+    }
+
+    private static ConsumerRecord<byte[], byte[]> theOnlyRecordRaw(AllotInfrastructure infra, Topic<String, ?> topic) {
+        try (KafkaConsumer<byte[], byte[]> consumer = infra.rawConsumer()) {
+            List<ConsumerRecord<byte[], byte[]>> records =
+                    AllotInfrastructure.pollUntil(consumer, topic.name(), 1, Duration.ofSeconds(30));
+            assertThat(records).hasSize(1);
+            return records.get(0);
+        }
     }
 }
