@@ -22,6 +22,8 @@ import dev.allot.schemas.JobStarted;
 import dev.allot.schemas.JobState;
 import dev.allot.schemas.JobSubmitted;
 import dev.allot.schemas.PreemptionReason;
+import dev.allot.schemas.QueueEntry;
+import dev.allot.schemas.QueueSnapshot;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfraTestResource;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -99,6 +101,29 @@ class JobApiTest {
 
         given().contentType(ContentType.JSON).body(job(",\"id\":\"" + id + "\"")).when().post("/jobs")
                 .then().statusCode(409).body("field", equalTo("id"));
+    }
+
+    @Test
+    void givenTheSchedulersQueueSnapshot_whenAJobIsAsked_thenItsPositionAndReasonAreInTheAnswer() {
+        String cluster = TestLog.uniquePrefix();
+        String waiting = submit(job("").replace("\"cluster\":\"local\"", "\"cluster\":\"" + cluster + "\""));
+        String unlisted = submit(job("").replace("\"cluster\":\"local\"", "\"cluster\":\"" + cluster + "\""));
+        // the scheduler has published the queue: the first job third in line, the second past the snapshot's end
+        TestLog.publish(Topics.QUEUE_STATUS, cluster, QueueSnapshot.newBuilder().setCluster(cluster)
+                .setAt(Instant.now()).setEntries(List.of(QueueEntry.newBuilder().setJobId(waiting).setAccount(team)
+                        .setState(JobState.WAITING).setPosition(3).setGpus(2)
+                        .setReason("position 3: lab/team-b ranks ahead (ratio 0.1)")
+                        .setAccountsAhead(List.of(new AccountRatio("lab/team-b", 10.0, 100.0, 0.1)))
+                        .setProtectedUntil(null).build()))
+                .build());
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/jobs/" + waiting).then()
+                .statusCode(200)
+                .body("queue.position", equalTo(3))
+                .body("queue.reason", equalTo("position 3: lab/team-b ranks ahead (ratio 0.1)"))
+                .body("queue.accountsAhead[0].account", equalTo("lab/team-b")));
+        given().when().get("/jobs/" + unlisted).then().statusCode(200).body("state", equalTo("WAITING"))
+                .body("queue", org.hamcrest.Matchers.nullValue());
     }
 
     @ParameterizedTest(name = "{0}")

@@ -217,10 +217,13 @@ public class JobResource {
     @GET
     @Path("/{id}")
     @Operation(summary = "A job's state (WAITING|RUNNING|COMPLETED|FAILED|REJECTED|CANCELLED), placement,"
-            + " protection, preemptions and history")
+            + " protection, preemptions and history; while it waits or runs, its place in the scheduler's latest"
+            + " queue snapshot (position, reason, accounts ahead, protected until)")
     public Map<String, Object> job(@PathParam("id") String id) {
-        return view.jobs().find(id).map(JobRecord::view)
+        Map<String, Object> job = view.jobs().find(id).map(JobRecord::view)
                 .orElseThrow(() -> new ApiException(Violation.notFound("id", "unknown job '" + id + "'")));
+        job.put("queue", QueuePlace.of(view.queues(), (String) job.get("cluster"), id, (String) job.get("state")));
+        return job;
     }
 
     @DELETE

@@ -1,0 +1,50 @@
+package dev.allot.budget.api;
+
+import dev.allot.budget.AvroJson;
+import dev.allot.budget.queue.QueueBoard;
+import dev.allot.schemas.QueueEntry;
+import dev.allot.schemas.QueueSnapshot;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where a job stands in its cluster's latest queue snapshot, for {@code GET /jobs/{id}}: the same
+ * position and reason {@code /queue} shows, so a user need not search the whole queue for their job.
+ */
+final class QueuePlace {
+
+    private QueuePlace() {
+    }
+
+    /**
+     * The job's entry, or null when the scheduler has not published it: no snapshot yet, the job is past
+     * the snapshot's length, or the snapshot predates the job's current state (a finished job keeps no
+     * stale reason).
+     */
+    static Map<String, Object> of(QueueBoard board, String cluster, String jobId, String state) {
+        if (cluster == null) {
+            return null;
+        }
+        Optional<QueueSnapshot> snapshot = board.latest(cluster);
+        if (snapshot.isEmpty()) {
+            return null;
+        }
+        for (QueueEntry entry : snapshot.get().getEntries()) {
+            if (entry.getJobId().equals(jobId)) {
+                if (!entry.getState().name().equals(state)) {
+                    return null;
+                }
+                Map<String, Object> place = new LinkedHashMap<>();
+                place.put("asOf", snapshot.get().getAt().toString());
+                place.put("position", entry.getPosition());
+                place.put("reason", entry.getReason());
+                place.put("accountsAhead", AvroJson.toJson(entry.getAccountsAhead()));
+                place.put("protectedUntil", entry.getProtectedUntil() == null ? null
+                        : entry.getProtectedUntil().toString());
+                return place;
+            }
+        }
+        return null;
+    }
+}
