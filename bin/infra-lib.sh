@@ -120,15 +120,15 @@ infra_main() {
       # A service's state (the accounting-service's Streams stores, the scheduler's and agent's
       # state dirs) is a projection of the log: kept across a reset it points at offsets that no
       # longer exist. So reset deletes it too, and refuses while a service still runs on it.
-      local name running=""
-      for name in $ALLOT_SERVICES; do
-        pid_alive "$ALLOT_HOME/services/$name.pid" && running="$running $name"
+      local entry running=""
+      for entry in $STACK; do
+        pid_alive "$SERVICES_DIR/${entry%%:*}.pid" && running="$running ${entry%%:*}"
       done
       [ -z "$running" ] || die "reset refused:$running still running on this data; stop the stack first ('bin/allot down')"
       infra_main down
       rm -rf "$KAFKA_DIR" "$REGISTRY_DIR"
-      for name in $ALLOT_SERVICES; do rm -rf "${ALLOT_HOME:?}/$name"; done
-      info "local broker, registry and service state deleted (service logs kept in $ALLOT_HOME/services)" ;;
+      for entry in $STACK; do rm -rf "${ALLOT_HOME:?}/${entry%%:*}"; done
+      info "local broker, registry and service state deleted (service logs kept in $SERVICES_DIR)" ;;
     status) infra_status ;;
     *) die "usage: bin/allot infra up|down|status|reset" ;;
   esac

@@ -15,9 +15,10 @@ SCHEDULER_PORT="${ALLOT_SCHEDULER_PORT:-8082}"
 ACCOUNTING_PORT="${ALLOT_ACCOUNTING_PORT:-8083}"
 AGENT_PORT="${ALLOT_AGENT_PORT:-8084}"
 
-# The services of the local stack; each keeps its state in $ALLOT_HOME/<name> and its log and pid
-# file in $ALLOT_HOME/services.
-ALLOT_SERVICES="budget-service accounting-service scheduler-service node-agent"
+# The services of the local stack, name:module:port, in start order (the agent last, once the
+# scheduler listens). Each keeps its state in $ALLOT_HOME/<name>, its log and pid file in SERVICES_DIR.
+STACK="budget-service:budget-service:$BUDGET_PORT accounting-service:accounting-service:$ACCOUNTING_PORT scheduler-service:scheduler-service:$SCHEDULER_PORT node-agent:node-agent:$AGENT_PORT"
+SERVICES_DIR="$ALLOT_HOME/services"
 
 die() { echo "allot: $*" >&2; exit 1; }
 info() { echo "allot: $*" >&2; }

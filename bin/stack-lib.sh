@@ -4,10 +4,6 @@
 # shellcheck source=bin/infra-lib.sh
 source "$ALLOT_ROOT/bin/infra-lib.sh"
 
-SERVICES_DIR="$ALLOT_HOME/services"
-# name:module:port, in start order (the agent last, once the scheduler listens).
-STACK="budget-service:budget-service:$BUDGET_PORT accounting-service:accounting-service:$ACCOUNTING_PORT scheduler-service:scheduler-service:$SCHEDULER_PORT node-agent:node-agent:$AGENT_PORT"
-
 service_jar() { echo "$ALLOT_ROOT/$1/target/quarkus-app/quarkus-run.jar"; }
 service_url() { echo "http://127.0.0.1:$1"; }
 service_ready() { curl -sf "$(service_url "$1")/q/health/ready" >/dev/null; }

@@ -35,13 +35,10 @@ final class QueuePlace {
                 if (!entry.getState().name().equals(state)) {
                     return null;
                 }
+                // the entry exactly as /queue renders it, with the snapshot's time
                 Map<String, Object> place = new LinkedHashMap<>();
                 place.put("asOf", snapshot.get().getAt().toString());
-                place.put("position", entry.getPosition());
-                place.put("reason", entry.getReason());
-                place.put("accountsAhead", AvroJson.toJson(entry.getAccountsAhead()));
-                place.put("protectedUntil", entry.getProtectedUntil() == null ? null
-                        : entry.getProtectedUntil().toString());
+                place.putAll(AvroJson.toMap(entry));
                 return place;
             }
         }
