@@ -18,6 +18,7 @@ import dev.allot.core.ordering.DebugLane;
  * @param maxReservationsPerCluster how many blocked top-ranked jobs per cluster get nodes reserved
  *     (1 by default)
  * @param debugLane bounds of the debug lane, used by policies that have one ({@link DebugLane#defaults()})
+ * @param goodput how preemption keeps from throwing work away ({@link Goodput#defaults()})
  * @param walkShortcuts whether a pass may skip accounts and stop walking once nothing later in the
  *     order can change anything (true by default). Off, every pass visits every waiting job: the
  *     same decisions and explanations, only slower; the tests compare the two.
@@ -30,7 +31,8 @@ public record SchedulerConfig(
         UsageFeed usageFeed,
         int maxReservationsPerCluster,
         DebugLane debugLane,
-        boolean walkShortcuts) {
+        boolean walkShortcuts,
+        Goodput goodput) {
 
     public static final long HOUR = 3_600_000L;
     public static final long DAY = 24 * HOUR;
@@ -43,44 +45,50 @@ public record SchedulerConfig(
             throw new IllegalArgumentException("negative tunable");
         }
         java.util.Objects.requireNonNull(debugLane, "debugLane");
+        java.util.Objects.requireNonNull(goodput, "goodput");
     }
 
     public static SchedulerConfig defaults() {
-        return new SchedulerConfig(7 * DAY, HOUR, Contract.MAX_MIN_RUNTIME_MILLIS, 0.1, UsageFeed.RUNNING_JOBS, 1, DebugLane.defaults(), true);
+        return new SchedulerConfig(7 * DAY, HOUR, Contract.MAX_MIN_RUNTIME_MILLIS, 0.1, UsageFeed.RUNNING_JOBS, 1, DebugLane.defaults(), true, Goodput.defaults());
     }
 
     public SchedulerConfig withWindow(long millis, long bucket) {
         return new SchedulerConfig(millis, bucket, maxMinRuntimeMillis, preemptionMargin, usageFeed,
-                maxReservationsPerCluster, debugLane, walkShortcuts);
+                maxReservationsPerCluster, debugLane, walkShortcuts, goodput);
     }
 
     public SchedulerConfig withMaxMinRuntime(long millis) {
         return new SchedulerConfig(windowMillis, bucketMillis, millis, preemptionMargin, usageFeed,
-                maxReservationsPerCluster, debugLane, walkShortcuts);
+                maxReservationsPerCluster, debugLane, walkShortcuts, goodput);
     }
 
     public SchedulerConfig withPreemptionMargin(double margin) {
         return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, margin, usageFeed,
-                maxReservationsPerCluster, debugLane, walkShortcuts);
+                maxReservationsPerCluster, debugLane, walkShortcuts, goodput);
     }
 
     public SchedulerConfig withUsageFeed(UsageFeed feed) {
         return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, feed,
-                maxReservationsPerCluster, debugLane, walkShortcuts);
+                maxReservationsPerCluster, debugLane, walkShortcuts, goodput);
     }
 
     public SchedulerConfig withDebugLane(DebugLane lane) {
         return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed,
-                maxReservationsPerCluster, lane, walkShortcuts);
+                maxReservationsPerCluster, lane, walkShortcuts, goodput);
     }
 
     public SchedulerConfig withMaxReservationsPerCluster(int n) {
         return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed, n, debugLane,
-                walkShortcuts);
+                walkShortcuts, goodput);
     }
 
     public SchedulerConfig withWalkShortcuts(boolean on) {
         return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed,
-                maxReservationsPerCluster, debugLane, on);
+                maxReservationsPerCluster, debugLane, on, goodput);
+    }
+
+    public SchedulerConfig withGoodput(Goodput g) {
+        return new SchedulerConfig(windowMillis, bucketMillis, maxMinRuntimeMillis, preemptionMargin, usageFeed,
+                maxReservationsPerCluster, debugLane, walkShortcuts, g);
     }
 }

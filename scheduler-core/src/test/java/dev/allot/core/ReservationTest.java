@@ -17,7 +17,7 @@ class ReservationTest {
 
     /**
      * 16 nodes x 8 GPUs kept full by team "small": 1-2 GPU jobs, minimum runtime 2 h, each
-     * running 3-5 h, with always more waiting. Team "big" (nothing used, ranks first) submits
+     * running 3-5 h and checkpointing every 30 minutes, with always more waiting. Team "big" (nothing used, ranks first) submits
      * 8 x 8 GPUs at hour 6. Returns when the big job was placed, or -1.
      */
     private long runStream(SchedulerConfig config, long horizon) {
@@ -34,6 +34,11 @@ class ReservationTest {
                 if (e.getValue() <= t) {
                     f.s.jobFinished(t, e.getKey());
                     endsAt.remove(e.getKey());
+                }
+            }
+            if ((t - start) % (30 * MIN) == 0) { // resumable work checkpoints every half hour
+                for (String running : endsAt.keySet()) {
+                    f.s.jobCheckpointed(t, running);
                 }
             }
             long waiting = f.s.waiting("c1").stream().filter(j -> j.account().equals("small")).count();

@@ -1,6 +1,7 @@
 package dev.allot.simulator;
 
 import dev.allot.core.contract.Contract;
+import dev.allot.core.Goodput;
 import dev.allot.core.ordering.DebugLane;
 import dev.allot.core.policy.SchedulingPolicy;
 import dev.allot.simulator.engine.EventSink;
@@ -88,6 +89,22 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--preemption-margin", defaultValue = "0.1",
             description = "Budget policy: how much higher the victim's ratio must be (default: ${DEFAULT-VALUE}).")
     double preemptionMargin;
+
+    @Option(names = "--protected-ratio", defaultValue = "0",
+            description = "Budget policy: a side of the tree whose ratio is below this keeps its running work (default: ${DEFAULT-VALUE}, off).")
+    double protectedRatio;
+
+    @Option(names = "--max-loss-minutes", defaultValue = "120",
+            description = "Goodput: an allocated job that would lose more than this per GPU is not preempted; 0: no cap (default: ${DEFAULT-VALUE}).")
+    double maxLossMinutes;
+
+    @Option(names = "--no-thrash-minutes", defaultValue = "60",
+            description = "Goodput: after A displaces B, B may not displace A for this long; 0: off (default: ${DEFAULT-VALUE}).")
+    double noThrashMinutes;
+
+    @Option(names = "--goodput", defaultValue = "true", negatable = true,
+            description = "Goodput rules on: victims by work lost, loss cap, no thrashing, unallocated work kept off a backlog's nodes; --no-goodput runs the rules of before (default: ${DEFAULT-VALUE}).")
+    boolean goodput;
 
     @Option(names = "--debug-lane-gpus", defaultValue = "8",
             description = "Budget policy: GPUs per team in the debug lane at a time; 0 turns the lane off (default: ${DEFAULT-VALUE}).")
@@ -217,8 +234,11 @@ public final class SimulateCommand implements Callable<Integer> {
         DebugLane lane = debugLaneGpus <= 0 ? DebugLane.off()
                 : new DebugLane(DebugLane.defaults().maxMinRuntimeMillis(), DebugLane.defaults().maxGpus(),
                         debugLaneGpus, debugReserveOneIn);
+        Goodput rules = !goodput ? Goodput.none()
+                : Goodput.defaults().withMaxLossPerGpu(Math.round(maxLossMinutes * 60_000))
+                        .withNoThrash(Math.round(noThrashMinutes * 60_000));
         Simulation.Options opts = new Simulation.Options(quantumSeconds, tickSeconds,
-                Math.max(1, Math.round(checkpointMinutes * 60)), durationHints, lane);
+                Math.max(1, Math.round(checkpointMinutes * 60)), durationHints, lane, rules);
         List<String> names = new ArrayList<>(policies);
         List<Scenario> scenarios = new ArrayList<>();
         List<String> variantNames = new ArrayList<>();
@@ -250,7 +270,7 @@ public final class SimulateCommand implements Callable<Integer> {
                 String variant = variantNames.get(i);
                 var listener = progress.listener(i);
                 futures.add(pool.submit(() -> {
-                    SchedulingPolicy policy = Policies.create(policyName, sc, preemptionMargin);
+                    SchedulingPolicy policy = Policies.create(policyName, sc, preemptionMargin, protectedRatio);
                     return new Simulation(sc, policy, variant, opts, sink == null ? EventSink.NONE : sink, listener).run();
                 }));
             }

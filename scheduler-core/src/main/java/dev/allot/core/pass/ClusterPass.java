@@ -176,17 +176,20 @@ public final class ClusterPass {
             place(j, own, fit, position, "free GPUs");
             return;
         }
-        if (own == null && !lane) {
+        // (unallocated work kept off open nodes failed for its own reason: it says nothing of others)
+        if (own == null && !lane && !p.unallocatedBarredFromOpenNodes(j)) {
             boolean backfill = !cs.reservations.isEmpty() && GangFit.mayBackfillAny(p, j);
             (backfill ? failed.freeWithBackfill : failed.free).add(replicas, gpus);
         }
         // (d) preemption
-        FailedShapes preemptionFailed = lane ? failed.lanePreemption : failed.preemption;
-        if (mayPreempt && !preemptionFailed.dominates(replicas, gpus)
-                && !Preemptor.cannotDisplaceAnything(p, j, preemptionFailed)) {
-            Preemptor.Room room = Preemptor.makeRoom(p, j, replicas, gpus, out);
+        FailedShapes preemptionFailed = lane ? failed.lanePreemption(j.accountId()) : failed.preemption(j.accountId());
+        boolean holder = own != null && !lane && policy.reservationHoldersDisplace();
+        if (mayPreempt && (holder || !preemptionFailed.dominates(replicas, gpus))
+                && !Preemptor.cannotDisplaceAnything(p, j, holder, preemptionFailed)) {
+            Preemptor.Room room = Preemptor.makeRoom(p, j, holder, replicas, gpus, out);
             if (room != null) {
                 place(j, own, room.nodes(), position, "GPUs freed by preempting " + room.victims());
+                Preemptor.guard(p, j);
                 failed.free.clear(); // victims may free more than the preemptor takes
                 failed.freeWithBackfill.clear();
                 return;
@@ -213,7 +216,11 @@ public final class ClusterPass {
             reservedNodes += withFree;
             blocker = blocker == null && withFree > 0 ? r.jobId() : blocker;
         }
-        if (openNodes < replicas && openNodes + reservedNodes >= replicas) {
+        if (p.unallocatedBarredFromOpenNodes(j)) {
+            note.held(Hold.MISSING_RESOURCE, "unallocated work keeps off open nodes while allocated work waits for them"
+                    + " (it would be displaced at the next chance); it may use nodes held for the debug lane or reserved"
+                    + " nodes it may backfill");
+        } else if (openNodes < replicas && openNodes + reservedNodes >= replicas) {
             note.held(Hold.RESERVATION, "fits only on nodes reserved for job " + blocker
                     + " and would neither end nor be preemptible before the reservation is due");
             note.reservedFor(blocker);

@@ -123,9 +123,114 @@ public final class PassContext implements PolicyContext {
         return j.allocated() && policy.mayPreempt(j, this);
     }
 
-    /** May {@code preemptor} displace the allocated job {@code victim} once it is past protection? */
+    /**
+     * May {@code preemptor} displace {@code victim} (past its protection, or unallocated)? Not a job
+     * placed by displacing others within the no-thrash window, nor a job of an account that displaced
+     * one of the preemptor's account within it; otherwise unallocated work always, allocated work when
+     * the policy allows it.
+     */
     public boolean displaceable(Job preemptor, Job victim) {
-        return displacement.allowed(preemptor, victim);
+        if (victim.guardedUntilMillis() > t) {
+            return false;
+        }
+        if (overLossCap(victim)) {
+            return false;
+        }
+        return victim.unallocated() ? displacement.unguarded(preemptor, victim.accountId())
+                : displacement.allowed(preemptor, victim);
+    }
+
+    /**
+     * Whether the job's account may displace anything at all now, judged by account: some account
+     * has preemptible work this one may displace (jobs guarded from thrashing are not looked at, so
+     * a yes may still find nothing). A no holds for every job of the account in this pass, since
+     * nothing becomes preemptible during a pass.
+     */
+    private Boolean barUnallocated;
+
+    /**
+     * Whether unallocated work keeps off open nodes in this pass: allocated work waits there that
+     * would displace it at its next chance (see {@code Goodput.unallocatedBesideBacklog}). Fixed at
+     * the first question of the pass.
+     */
+    public boolean unallocatedBarredFromOpenNodes(Job j) {
+        return j.unallocated() && unallocatedKeptOffOpenNodes();
+    }
+
+    /** {@link #unallocatedBarredFromOpenNodes} for any unallocated job. */
+    public boolean unallocatedKeptOffOpenNodes() {
+        if (barUnallocated == null) {
+            barUnallocated = !config.goodput().unallocatedBesideBacklog() && policy.preempts()
+                    && !cs.shapes.allocated().isEmpty() && someWaitingJobMayPreempt();
+        }
+        return barUnallocated;
+    }
+
+    /** Whether a waiting allocated job of this cluster may preempt (the policy is asked of one per account). */
+    private boolean someWaitingJobMayPreempt() {
+        for (var e : cs.shapes.accounts()) {
+            if (e.getValue().allocated().isEmpty()) {
+                continue;
+            }
+            List<Job> list = cs.queues.listOf(e.getKey());
+            if (list == null) {
+                return true; // (not filed yet: assume it may)
+            }
+            for (Job j : list) {
+                if (j.waiting() && j.allocated()) {
+                    if (mayPreempt(j)) {
+                        return true;
+                    }
+                    break;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** An allocated victim that would lose more than the cap per GPU is spared: the preemption would not pay. */
+    private boolean overLossCap(Job victim) {
+        long cap = config.goodput().maxLossPerGpuMillis();
+        return cap > 0 && victim.allocated() && victim.running()
+                && dev.allot.core.preemption.VictimOrder.lostMillis(victim, t, 0) > cap * victim.gpus();
+    }
+
+    /**
+     * The reservation right: the holder of a reservation (the first-ranked blocked job) may displace
+     * allocated work of other accounts past its protected window on the nodes it holds, whatever
+     * their ratios, within the no-thrash guard and the loss cap, so a large job waits at most the
+     * longest protected window. {@code onItsNodes}: the victim must run on a node reserved for it
+     * (false while planning a reservation, before any node is).
+     */
+    public boolean displaceableByHolder(Job holder, Job victim, boolean onItsNodes) {
+        if (!policy.reservationHoldersDisplace() || !victim.allocated() || victim.accountId() == holder.accountId()
+                || victim.guardedUntilMillis() > t || overLossCap(victim)
+                || !displacement.unguarded(holder, victim.accountId())) {
+            return false;
+        }
+        if (!onItsNodes) {
+            return true;
+        }
+        dev.allot.core.cluster.Node[] nodes = cs.nodeArray();
+        for (int i : cs.nodeIndices(victim)) {
+            if (i >= 0 && holder.jobId().equals(nodes[i].reservedFor())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    public boolean mayDisplaceAnyone(Job preemptor) {
+        return displacement.anyone(preemptor);
+    }
+
+    /** {@code preemptor}'s job displaced {@code victim}: the reverse is barred for the no-thrash window. */
+    public void displaced(Job preemptor, Job victim) {
+        long window = config.goodput().noThrashMillis();
+        if (window > 0 && preemptor.accountId() != victim.accountId()) {
+            cs.thrash.displaced(preemptor.accountId(), victim.accountId(), t);
+            displacement.barred(victim.accountId(), preemptor.accountId());
+        }
     }
 
     /** The policy's verdict, with its reason, on a victim {@link #displaceable} allowed. */
@@ -141,28 +246,103 @@ public final class PassContext implements PolicyContext {
     private final class DisplacementMemo {
         /** By preemptor then victim account id: 0 not asked yet, 1 allowed, 2 not. */
         private final byte[][] allowed;
+        /** The same for unallocated victims, which only the no-thrash guard may bar. */
+        private final byte[][] unguarded;
         private final PreemptionVerdict[][] verdicts;
+        /** By preemptor account id: 0 not asked yet, 1 may displace someone, 2 no one. */
+        private final byte[] anyone;
+        /** By account id, one running preemptible allocated job (the policy is asked with jobs), built on first use. */
+        private Job[] allocatedVictimOf;
 
         DisplacementMemo(int accounts) {
             allowed = new byte[accounts][];
+            unguarded = new byte[accounts][];
             verdicts = new PreemptionVerdict[accounts][];
+            anyone = new byte[accounts];
+        }
+
+        private boolean guarded(int preemptor, int victim) {
+            return cs.thrash.blocks(preemptor, victim, t, config.goodput().noThrashMillis());
+        }
+
+        private static byte[] row(byte[][] m, int i) {
+            if (m[i] == null) {
+                m[i] = new byte[m.length];
+            }
+            return m[i];
         }
 
         boolean allowed(Job preemptor, Job victim) {
             if (preemptor.accountId() == victim.accountId()) {
                 return false;
             }
-            byte[] byVictim = allowed[preemptor.accountId()];
-            if (byVictim == null) {
-                byVictim = new byte[allowed.length];
-                allowed[preemptor.accountId()] = byVictim;
-            }
+            byte[] byVictim = row(allowed, preemptor.accountId());
             byte a = byVictim[victim.accountId()];
             if (a == 0) {
-                a = policy.allowsDisplacing(preemptor, victim, PassContext.this) ? (byte) 1 : (byte) 2;
+                a = !guarded(preemptor.accountId(), victim.accountId())
+                        && policy.allowsDisplacing(preemptor, victim, PassContext.this) ? (byte) 1 : (byte) 2;
                 byVictim[victim.accountId()] = a;
             }
             return a == 1;
+        }
+
+        boolean unguarded(Job preemptor, int victimAccount) {
+            byte[] byVictim = row(unguarded, preemptor.accountId());
+            byte a = byVictim[victimAccount];
+            if (a == 0) {
+                a = guarded(preemptor.accountId(), victimAccount) ? (byte) 2 : (byte) 1;
+                byVictim[victimAccount] = a;
+            }
+            return a == 1;
+        }
+
+        /** The guard now bars {@code preemptor}'s account from {@code victim}'s for the rest of the pass. */
+        void barred(int preemptor, int victim) {
+            row(allowed, preemptor)[victim] = 2;
+            row(unguarded, preemptor)[victim] = 2;
+            anyone[preemptor] = 0;
+        }
+
+        boolean anyone(Job preemptor) {
+            int a = preemptor.accountId();
+            if (anyone[a] == 0) {
+                anyone[a] = findAnyone(preemptor) ? (byte) 1 : (byte) 2;
+            }
+            return anyone[a] == 1;
+        }
+
+        private boolean findAnyone(Job preemptor) {
+            cs.preemptible.advanceTo(cs, t);
+            int bound = Math.min(cs.preemptible.accountBound(), allowed.length);
+            for (int v = 0; v < bound; v++) {
+                if (cs.preemptible.gpusOf(v, true) > 0 && unguarded(preemptor, v)) {
+                    return true;
+                }
+            }
+            for (int v = 0; v < bound; v++) {
+                if (v != preemptor.accountId() && cs.preemptible.gpusOf(v, false) > 0) {
+                    Job victim = allocatedVictim(v);
+                    if (victim != null && allowed(preemptor, victim)) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+
+        private Job allocatedVictim(int account) {
+            if (allocatedVictimOf == null) {
+                allocatedVictimOf = new Job[allowed.length];
+                for (Job r : cs.preemptible.countedJobs()) {
+                    int a = r.accountId();
+                    // the lowest sequence number: the same job whatever the set's iteration order
+                    if (r.allocated() && a < allocatedVictimOf.length
+                            && (allocatedVictimOf[a] == null || r.seq() < allocatedVictimOf[a].seq())) {
+                        allocatedVictimOf[a] = r;
+                    }
+                }
+            }
+            return allocatedVictimOf[account];
         }
 
         PreemptionVerdict verdict(Job preemptor, Job victim) {
@@ -220,7 +400,7 @@ public final class PassContext implements PolicyContext {
     public VictimSearch victims() {
         if (victims == null) {
             cs.preemptible.advanceTo(cs, t);
-            victims = new VictimSearch(cs, t, placed);
+            victims = new VictimSearch(cs, t, config.goodput().restartMillis(), placed);
         }
         return victims;
     }

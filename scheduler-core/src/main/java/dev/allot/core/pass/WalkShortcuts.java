@@ -21,22 +21,45 @@ final class WalkShortcuts {
 
     /** What failed so far in this pass, by shape. */
     static final class Failures {
-        /** Shapes that found nothing to displace. */
-        final FailedShapes preemption = new FailedShapes();
+        /**
+         * Shapes that found nothing to displace, per account id of the job that failed: who may be
+         * displaced depends on the preemptor's account (where its path meets the victim's, the
+         * no-thrash guard), so one account's failure says nothing of another's.
+         */
+        private final FailedShapes[] preemption;
         /** Shapes that found no free GPUs, without and with backfill rights on reserved nodes. */
         final FailedShapes free = new FailedShapes();
         final FailedShapes freeWithBackfill = new FailedShapes();
-        /** The lane group is in rank order among itself, so its jobs share their own failure list. */
-        final FailedShapes lanePreemption = new FailedShapes();
+        /** The lane group is in rank order among itself, so its jobs share their own failure lists. */
+        private final FailedShapes[] lanePreemption;
         /**
          * Allocated jobs walked that stay waiting without their shape among the preemption failures
-         * (lane jobs, jobs that may not preempt or never got that far): the early stop need not wait
-         * for their shapes.
+         * (lane jobs, jobs that may not preempt or never got that far).
          */
         final ShapeCounts walkedNotFailed = new ShapeCounts();
+
+        Failures(int accounts) {
+            preemption = new FailedShapes[accounts];
+            lanePreemption = new FailedShapes[accounts];
+        }
+
+        FailedShapes preemption(int accountId) {
+            return of(preemption, accountId);
+        }
+
+        FailedShapes lanePreemption(int accountId) {
+            return of(lanePreemption, accountId);
+        }
+
+        private static FailedShapes of(FailedShapes[] lists, int accountId) {
+            if (lists[accountId] == null) {
+                lists[accountId] = new FailedShapes();
+            }
+            return lists[accountId];
+        }
     }
 
-    final Failures failures = new Failures();
+    final Failures failures;
     private final PassContext p;
     private final ClusterState cs;
     private final BlockedJobReserver reserver;
@@ -53,6 +76,7 @@ final class WalkShortcuts {
         this.cs = p.cs;
         this.reserver = reserver;
         this.skipAccounts = skipAccounts;
+        this.failures = new Failures(p.jobs.accountCount());
     }
 
     private boolean reservationsFinal() {
@@ -73,10 +97,10 @@ final class WalkShortcuts {
         }
         int replicas = j.request().replicas();
         int gpus = j.request().gpusPerReplica();
-        if (j.unallocated() && cs.laneNodes.fits(gpus)) {
+        if (j.unallocated() && (cs.laneNodes.fits(gpus) || p.unallocatedBarredFromOpenNodes(j))) {
             return false;
         }
-        if (mayPreempt && !failures.preemption.dominates(replicas, gpus)) {
+        if (mayPreempt && !failures.preemption(j.accountId()).dominates(replicas, gpus) && mayDisplaceAtAll(j)) {
             return false;
         }
         boolean plain = failures.free.dominates(replicas, gpus);
@@ -131,16 +155,18 @@ final class WalkShortcuts {
         // cheapest first: its allocated shapes (lane jobs were walked already; only if they are in the way
         // is it worth counting them out), then unallocated ones, then backfill rights
         int[] allocated = w.fewestAllocated();
-        if (!allocatedHeld(allocated)) {
+        Job first = list.get(0);
+        if (!allocatedHeld(first, allocated)) {
             if (lane == null) {
                 return false;
             }
             allocated = w.allocated().fewestReplicas(lane);
-            if (!allocatedHeld(allocated)) {
+            if (!allocatedHeld(first, allocated)) {
                 return false;
             }
         }
-        if (!w.unallocated().isEmpty() && cs.laneNodes.fits(w.unallocated().fewestGpus())) {
+        if (!w.unallocated().isEmpty()
+                && (cs.laneNodes.fits(w.unallocated().fewestGpus()) || p.unallocatedKeptOffOpenNodes())) {
             return false;
         }
         int[] unallocated = w.fewestUnallocated();
@@ -174,8 +200,33 @@ final class WalkShortcuts {
                 && (!unallocatedBackfill || failures.freeWithBackfill.dominatesAll(unallocated));
     }
 
-    private boolean allocatedHeld(int[] fewest) {
-        return (!p.policy.preempts() || failures.preemption.dominatesAll(fewest)) && failures.free.dominatesAll(fewest);
+    /** Whether the account of {@code any} can neither place nor displace for any of these shapes. */
+    private boolean allocatedHeld(Job any, int[] fewest) {
+        return failures.free.dominatesAll(fewest) && !mayStillDisplace(any, fewest);
+    }
+
+    /**
+     * Whether a job of {@code any}'s account with one of these shapes might still displace something
+     * in this pass (asked by account: {@code any} need not be allocated).
+     */
+    private boolean mayStillDisplace(Job any, int[] fewest) {
+        return p.policy.preempts() && !failures.preemption(any.accountId()).dominatesAll(fewest) && mayDisplaceAtAll(any);
+    }
+
+    /** Whether anything is preemptible that {@code any}'s account may displace (asked by account). */
+    private boolean mayDisplaceAtAll(Job any) {
+        return !p.victims().nothingPreemptible() && p.mayDisplaceAnyone(any);
+    }
+
+    private static Job anyWaiting(List<Job> list) {
+        if (list != null) {
+            for (Job j : list) {
+                if (j.waiting()) {
+                    return j;
+                }
+            }
+        }
+        return null;
     }
 
     /**
@@ -213,9 +264,21 @@ final class WalkShortcuts {
         if (reserver.roomForMore()) {
             return false;
         }
-        // every waiting job that may preempt has a shape that already failed to (or there is nothing to take)
-        return !p.policy.preempts()
-                || failures.preemption.dominatesAll(cs.shapes.allocated().fewestReplicas(failures.walkedNotFailed))
-                || p.victims().nothingPreemptible();
+        // every waiting job that may preempt has a shape that already failed to for its account, or its
+        // account may displace no one (or there is nothing to take)
+        if (!p.policy.preempts() || p.victims().nothingPreemptible()) {
+            return true;
+        }
+        for (var e : cs.shapes.accounts()) {
+            WaitingShapes.AccountWaiting w = e.getValue();
+            if (w.allocated().isEmpty()) {
+                continue;
+            }
+            Job any = anyWaiting(cs.queues.listOf(e.getKey()));
+            if (any == null || mayStillDisplace(any, w.fewestAllocated())) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -40,8 +40,9 @@ public final class GangFit {
                 }
             }
         }
+        boolean open = !p.unallocatedBarredFromOpenNodes(j);
         if (chosen.size() < replicas) {
-            if (cs.open.countAtLeast(gpus) + chosen.size() >= replicas) {
+            if (open && cs.open.countAtLeast(gpus) + chosen.size() >= replicas) {
                 chosen.addAll(cs.open.bestFit(replicas - chosen.size(), gpus));
                 return chosen;
             }
@@ -63,10 +64,13 @@ public final class GangFit {
                     backfill.subList(before, backfill.size()).clear();
                 }
             }
-            if (cs.open.countAtLeast(gpus) + chosen.size() + backfill.size() < replicas) {
+            int openNodes = open ? cs.open.countAtLeast(gpus) : 0;
+            if (openNodes + chosen.size() + backfill.size() < replicas) {
                 return null;
             }
-            chosen.addAll(cs.open.bestFit(replicas - chosen.size(), gpus));
+            if (open) {
+                chosen.addAll(cs.open.bestFit(replicas - chosen.size(), gpus));
+            }
             backfill.sort(FEWEST_FREE_THEN_ID);
             for (Node n : backfill) {
                 if (chosen.size() < replicas) {

@@ -13,14 +13,33 @@ import java.util.List;
  */
 public final class BudgetPolicy implements SchedulingPolicy {
 
+    /** The protected ratio's default: off (see {@link #protectedRatio()}; the sensitivity is in docs/benchmarks.md). */
+    public static final double DEFAULT_PROTECTED_RATIO = 0;
+
     private final double margin;
+    private final double protectedRatio;
+
+    /**
+     * @param margin how much higher the victim's side's ratio must be than the preemptor's
+     * @param protectedRatio a side whose ratio is below this keeps its running work whatever the
+     *     preemptor's ratio (Armada's protected fraction of fair share; 1: every account at or under
+     *     its entitlement keeps its work)
+     */
+    public BudgetPolicy(double margin, double protectedRatio) {
+        this.margin = margin;
+        this.protectedRatio = protectedRatio;
+    }
 
     public BudgetPolicy(double margin) {
-        this.margin = margin;
+        this(margin, DEFAULT_PROTECTED_RATIO);
     }
 
     public BudgetPolicy() {
         this(0.1);
+    }
+
+    public double protectedRatio() {
+        return protectedRatio;
     }
 
     public double margin() {
@@ -31,6 +50,16 @@ public final class BudgetPolicy implements SchedulingPolicy {
     public String name() {
         return "budget";
     }
+
+    /**
+     * The first-ranked blocked job, holding a reservation, displaces work past its protected window
+     * on its nodes: it waits at most the longest protected window, not until the nodes empty.
+     */
+    @Override
+    public boolean reservationHoldersDisplace() {
+        return true;
+    }
+
 
     /** Allot keeps a debug lane: see {@link dev.allot.core.ordering.DebugLane}. */
     @Override
@@ -62,7 +91,8 @@ public final class BudgetPolicy implements SchedulingPolicy {
             case RATIOS -> new PreemptionVerdict(c.allowed(), c.victimRatio(), c.preemptorRatio(),
                     (c.allowed() ? "" : "not ") + "allowed: " + c.victimSide() + " (ratio "
                             + ReasonFormat.ratio(c.victimRatio()) + ") vs " + c.preemptorSide() + " (ratio "
-                            + ReasonFormat.ratio(c.preemptorRatio()) + "), margin " + ReasonFormat.ratio(margin));
+                            + ReasonFormat.ratio(c.preemptorRatio()) + "), margin " + ReasonFormat.ratio(margin)
+                            + (protectedRatio > 0 ? ", protected below " + ReasonFormat.ratio(protectedRatio) : ""));
         };
     }
 
@@ -110,6 +140,7 @@ public final class BudgetPolicy implements SchedulingPolicy {
     }
 
     private boolean allowed(double preemptorRatio, double victimRatio) {
-        return victimRatio >= preemptorRatio + margin && !(Double.isInfinite(preemptorRatio));
+        return victimRatio >= preemptorRatio + margin && !(Double.isInfinite(preemptorRatio))
+                && victimRatio >= protectedRatio;
     }
 }

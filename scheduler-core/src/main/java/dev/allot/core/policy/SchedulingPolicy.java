@@ -72,6 +72,15 @@ public interface SchedulingPolicy {
         return true;
     }
 
+    /**
+     * Whether the holder of a reservation may displace allocated work past its protected window on
+     * the nodes it holds whatever {@link #mayDisplace} says (the core keeps its no-thrash guard and
+     * loss cap). Default: no.
+     */
+    default boolean reservationHoldersDisplace() {
+        return false;
+    }
+
     /** Whether debug-shape jobs go first within the bounds of {@code SchedulerConfig.debugLane()}. */
     default boolean hasDebugLane() {
         return false;

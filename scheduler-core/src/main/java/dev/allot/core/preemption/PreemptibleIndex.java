@@ -28,6 +28,8 @@ public final class PreemptibleIndex {
     /** The counted jobs on each node, in no particular order. */
     private ArrayList<ArrayList<Job>> onNode = new ArrayList<>();
     private int jobs;
+    /** Per account id, the GPUs of its counted jobs: unallocated [2a], allocated [2a + 1]. */
+    private int[] byAccount = new int[0];
     /** The jobs counted now (running and preemptible now). */
     private final Set<Job> counted = Collections.newSetFromMap(new IdentityHashMap<>());
 
@@ -74,6 +76,11 @@ public final class PreemptibleIndex {
         return onNode.get(i);
     }
 
+    /** The running jobs that may be preempted now, in no particular order (shared: do not modify). */
+    public Set<Job> countedJobs() {
+        return counted;
+    }
+
     /** Running jobs that may be preempted now. */
     public int jobs() {
         return jobs;
@@ -87,7 +94,23 @@ public final class PreemptibleIndex {
             counted.remove(j);
         }
         jobs += d;
+        int slot = 2 * j.accountId() + (j.unallocated() ? 0 : 1);
+        if (slot >= byAccount.length) {
+            byAccount = java.util.Arrays.copyOf(byAccount, Math.max(slot + 2, byAccount.length * 2));
+        }
+        byAccount[slot] += d * j.gpus();
         file(cs, j, d);
+    }
+
+    /** GPUs of the account's running jobs that may be preempted now, unallocated or allocated. */
+    public int gpusOf(int accountId, boolean unallocated) {
+        int slot = 2 * accountId + (unallocated ? 0 : 1);
+        return slot < byAccount.length ? byAccount[slot] : 0;
+    }
+
+    /** One past the highest account id with a count. */
+    public int accountBound() {
+        return byAccount.length / 2;
     }
 
     /** Adds ({@code d} = 1) or takes away (-1) the job's GPUs and itself on each of its nodes. */

@@ -2,6 +2,7 @@ package dev.allot.core.preemption;
 
 import dev.allot.core.Decision;
 import dev.allot.core.cluster.Node;
+import dev.allot.core.explain.ReasonFormat;
 import dev.allot.core.pass.FailedShapes;
 import dev.allot.core.pass.PassContext;
 import dev.allot.core.placement.GangFit;
@@ -28,12 +29,15 @@ public final class Preemptor {
      * job ranked after it can either (their candidates are fewer), which is recorded as a (1 x 1)
      * failure and lets the rest of the pass skip preemption.
      */
-    public static boolean cannotDisplaceAnything(PassContext p, Job j, FailedShapes preemptionFailed) {
+    public static boolean cannotDisplaceAnything(PassContext p, Job j, boolean holder, FailedShapes preemptionFailed) {
+        if (holder) {
+            return p.victims().nothingPreemptible(); // its right on its own nodes is not the account's
+        }
         if (preemptionFailed.dominates(1, 1)) {
             return true;
         }
         VictimSearch search = p.victims();
-        if (search.nothingPreemptible()
+        if (search.nothingPreemptible() || !p.mayDisplaceAnyone(j)
                 || !search.anyVictim(GangFit.nodesFor(p, j, 1), v -> p.displaceable(j, v))) {
             preemptionFailed.add(1, 1);
             return true;
@@ -45,13 +49,13 @@ public final class Preemptor {
      * Displaces what the job needs to fit (shape {@code replicas} x {@code gpus}), each victim
      * requeued and reported to {@code out}; null (nothing changed) if it cannot make room.
      */
-    public static Room makeRoom(PassContext p, Job j, int replicas, int gpus, List<Decision> out) {
+    public static Room makeRoom(PassContext p, Job j, boolean holder, int replicas, int gpus, List<Decision> out) {
         VictimSearch search = p.victims();
         if (search.nothingPreemptible()) {
             return null;
         }
         VictimSearch.Selection sel = search.select(replicas, gpus, GangFit.nodesFor(p, j, gpus),
-                v -> p.displaceable(j, v));
+                v -> p.displaceable(j, v) || holder && p.displaceableByHolder(j, v, true));
         if (sel == null) {
             return null;
         }
@@ -59,13 +63,19 @@ public final class Preemptor {
         StringBuilder victims = new StringBuilder();
         for (Job v : sel.victims()) {
             PreemptionVerdict verdict = v.unallocated() ? null : p.verdict(j, v);
+            boolean byRight = verdict != null && !p.displaceable(j, v);
             search.displaced(v);
+            p.displaced(j, v);
             boolean keep = v.request().resumable();
             ClusterState.Released released = cs.requeue(v, p.t, keep);
             String why;
             if (verdict == null) {
                 why = "unallocated jobs may be displaced at any time by allocated work: preempted by job " + j.jobId()
                         + " (account " + j.account() + ")";
+            } else if (byRight) {
+                why = "preempted by job " + j.jobId() + " (account " + j.account() + "), which ranks first among blocked"
+                        + " jobs and holds the reservation of this job's node: past its protected window (ratios "
+                        + ReasonFormat.ratio(verdict.victimRatio()) + " vs " + ReasonFormat.ratio(verdict.preemptorRatio()) + ")";
             } else {
                 why = "preempted by job " + j.jobId() + " (account " + j.account() + "): past its protected window and "
                         + verdict.reason();
@@ -79,5 +89,13 @@ public final class Preemptor {
             victims.append(victims.isEmpty() ? "" : ",").append(v.jobId());
         }
         return new Room(sel.nodes(), victims.toString());
+    }
+
+    /** The preemptor, placed on the room made for it, is not displaced itself for the no-thrash window. */
+    public static void guard(PassContext p, Job j) {
+        long window = p.config.goodput().noThrashMillis();
+        if (window > 0) {
+            p.cs.guardFromThrash(j, p.t + window);
+        }
     }
 }

@@ -51,6 +51,8 @@ public final class VictimSearch {
      */
     private final int[] unallocatedLeft;
     private final long now;
+    /** Per GPU, the work a restart costs ({@link VictimOrder#lostMillis}). */
+    private final long restartMillis;
     /** Jobs placed during this pass: never victims in it. */
     private final Set<Job> placedThisPass;
     private int preemptibleJobs;
@@ -71,8 +73,9 @@ public final class VictimSearch {
      *     must be brought up to {@code now} first
      * @param placedThisPass the jobs placed so far in this pass, kept up to date by the pass
      */
-    public VictimSearch(ClusterState cs, long now, Set<Job> placedThisPass) {
+    public VictimSearch(ClusterState cs, long now, long restartMillis, Set<Job> placedThisPass) {
         this.now = now;
+        this.restartMillis = restartMillis;
         this.placedThisPass = placedThisPass;
         this.cs = cs;
         this.nodes = cs.nodeArray();
@@ -81,7 +84,7 @@ public final class VictimSearch {
         allocated = cs.preemptible.allocated(cs).clone();
         preemptibleJobs = cs.preemptible.jobs();
         victims = new Job[nodes.length][];
-        order = VictimOrder.at(now);
+        order = VictimOrder.at(now, restartMillis);
         gpusHere = new int[nodes.length][];
         unallocatedLeft = unallocated.clone();
         int[] keyUnallocated = new int[nodes.length];
@@ -176,7 +179,7 @@ public final class VictimSearch {
 
     /**
      * @param eligible whether a node may take a replica
-     * @param allowed whether the preemptor may displace this allocated job (unallocated: always)
+     * @param allowed whether the preemptor may displace this job (unallocated ones too: the no-thrash guard may bar them)
      */
     public Selection select(int replicas, int gpus, Eligibility eligible, Predicate<Job> allowed) {
         Selection s = trySelect(replicas, gpus, eligible, allowed, false);
@@ -207,10 +210,7 @@ public final class VictimSearch {
         if (!v.running() || (v.placedAtMillis() == now && placedThisPass.contains(v))) {
             return false;
         }
-        if (v.unallocated()) {
-            return true;
-        }
-        return withAllocated && allowed.test(v);
+        return (v.unallocated() || withAllocated) && allowed.test(v);
     }
 
     /**
@@ -288,25 +288,31 @@ public final class VictimSearch {
     }
 
     private static final long INDEX_MASK = (1L << 20) - 1;
+    private static final long SECOND = 1_000L;
 
-    /** Cost (allocated lost << 32 | lost) and node index in one long that sorts by both: 20, 23 and 20 bits. */
+    /** Cost (allocated GPU-seconds lost << 32 | GPU-seconds lost) and node index in one long that sorts by all three: 20, 23 and 20 bits (larger costs tie). */
     private static long packed(long cost, int i) {
         return Math.min(cost >>> 32, (1L << 20) - 1) << 43 | Math.min(cost & 0xffffffffL, (1L << 23) - 1) << 20 | i;
     }
 
+    /** GPU-seconds, rounded up, capped to fit {@link #packed}'s fields. */
+    private static long seconds(long gpuMillis) {
+        return Math.min((gpuMillis + SECOND - 1) / SECOND, 0x7fffffffL);
+    }
+
     /**
-     * A cost node i cannot go below (as {@link #cost}): it must free {@code gpus - free} GPUs, and
-     * whatever its unallocated victims cannot free must come from allocated ones (a victim loses at
-     * least the GPUs it frees here).
+     * A cost node i cannot go below (as {@link #cost}): it must free {@code gpus - free} GPUs, each
+     * losing at least a restart, and whatever its unallocated victims cannot free must come from
+     * allocated ones (a victim loses at least the GPUs it frees here).
      */
     private long lowerBound(int i, int gpus, boolean withAllocated) {
         int missing = Math.max(0, gpus - nodes[i].freeGpus());
         long alloc = withAllocated ? Math.max(0, missing - unallocatedLeft[i]) : 0;
-        return alloc << 32 | missing;
+        return seconds(alloc * restartMillis) << 32 | seconds(missing * restartMillis);
     }
 
     /**
-     * The cost of node i on its own (rules 2 and 3): allocated GPUs lost << 32 | GPUs lost, or -1
+     * The cost of node i on its own (rules 2 and 3): allocated work lost << 32 | work lost (GPU-seconds), or -1
      * when it is not eligible or its usable victims cannot make room.
      */
     private long cost(int i, int gpus, Eligibility eligible, Predicate<Job> allowed, boolean withAllocated) {
@@ -324,15 +330,16 @@ public final class VictimSearch {
                     continue;
                 }
                 f += gpusHere[i][k];
-                lost += v.gpus();
+                long w = VictimOrder.lostMillis(v, now, restartMillis);
+                lost += w;
                 if (v.allocated()) {
-                    alloc += v.gpus();
+                    alloc += w;
                 }
             }
             if (f < gpus) {
                 return -1;
             }
         }
-        return alloc << 32 | lost;
+        return seconds(alloc) << 32 | seconds(lost);
     }
 }

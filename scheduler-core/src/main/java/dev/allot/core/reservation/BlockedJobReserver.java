@@ -150,7 +150,7 @@ public final class BlockedJobReserver {
             long at;
             if (mayPreempt && r.unallocated()) {
                 at = p.t;
-            } else if (mayPreempt && p.displaceable(holder, r)) {
+            } else if (mayPreempt && (p.displaceable(holder, r) || p.displaceableByHolder(holder, r, false))) {
                 at = p.policy.contractsProtect() ? Math.max(p.t, r.protectedUntilMillis()) : p.t;
             } else if (r.request().expectedDurationMillis() >= 0) {
                 at = Math.max(p.t, r.placedAtMillis() + r.request().expectedDurationMillis());

@@ -110,6 +110,11 @@ public final class AccountQueues {
         return out;
     }
 
+    /** The account's sorted list as it stands (may hold jobs placed or cancelled since it was filed), or null. */
+    public List<Job> listOf(String account) {
+        return byAccount.get(account);
+    }
+
     /** One account's sorted list (shared: do not modify). */
     public record AccountList(String account, List<Job> jobs) {
     }

@@ -11,6 +11,7 @@ import dev.allot.core.ordering.PassOrder;
 import dev.allot.core.placement.FreeIndex;
 import dev.allot.core.policy.AccountRanking;
 import dev.allot.core.preemption.PreemptibleIndex;
+import dev.allot.core.preemption.ThrashGuard;
 import dev.allot.core.reservation.ReservationBook;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -41,6 +42,7 @@ public final class ClusterState {
     private final LinkedHashMap<String, Job> waiting = new LinkedHashMap<>();
     private final TreeMap<String, Job> running = new TreeMap<>();
     public final PreemptibleIndex preemptible = new PreemptibleIndex();
+    public final ThrashGuard thrash = new ThrashGuard();
     public final EntitlementHistory entitlement = new EntitlementHistory();
     /** Account to {charged GPUs, unallocated GPUs} currently running: the rate the ledger accrues. */
     private final TreeMap<String, int[]> rates = new TreeMap<>();
@@ -126,6 +128,7 @@ public final class ClusterState {
         j.placement = List.copyOf(replicas);
         j.placedAt = t;
         j.lastCheckpoint = t;
+        j.guardedUntil = -1;
         j.protectedUntil = Contract.protectedUntil(t, j.request.minRuntimeMillis());
         preemptible.placed(this, j, preemptibleAtOnce);
         int[] rate = rates.computeIfAbsent(j.account(), a -> new int[2]);
@@ -134,6 +137,11 @@ public final class ClusterState {
             j.inLane = true;
             laneDemand.started(j);
         }
+    }
+
+    /** The running job was placed by displacing others: it may not be displaced itself before {@code until}. */
+    public void guardFromThrash(Job j, long until) {
+        j.guardedUntil = until;
     }
 
     /** What a release took away: the placement it ended and the work it lost. */
@@ -195,6 +203,7 @@ public final class ClusterState {
         j.placedAt = -1;
         j.protectedUntil = -1;
         j.lastCheckpoint = -1;
+        j.guardedUntil = -1;
     }
 
     /** Waiting jobs in arrival order (read only). */

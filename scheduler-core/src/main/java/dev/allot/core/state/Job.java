@@ -27,6 +27,8 @@ public final class Job implements JobView {
     long placedAt = -1;
     long protectedUntil = -1;
     long lastCheckpoint = -1;
+    /** Placed by displacing others: not displaced itself before this (no thrashing); -1 otherwise. */
+    long guardedUntil = -1;
     List<ReplicaPlacement> placement = List.of();
     int requeues;
     /** Running as a lane job (its GPUs count against its account's lane bound). */
@@ -75,6 +77,11 @@ public final class Job implements JobView {
     @Override
     public long protectedUntilMillis() {
         return protectedUntil;
+    }
+
+    /** Until when the job, placed by displacing others, may not be displaced itself (-1: not guarded). */
+    public long guardedUntilMillis() {
+        return guardedUntil;
     }
 
     @Override

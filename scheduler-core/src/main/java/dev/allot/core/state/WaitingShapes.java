@@ -80,6 +80,11 @@ public final class WaitingShapes {
         return byAccount.get(account);
     }
 
+    /** Every account with waiting jobs and its shapes (live: do not keep across changes). */
+    public java.util.Set<java.util.Map.Entry<String, AccountWaiting>> accounts() {
+        return java.util.Collections.unmodifiableMap(byAccount).entrySet();
+    }
+
     /** Counts a job joining ({@code d} = 1) or leaving (-1) the waiting set. */
     void count(Job j, int d) {
         int gpus = j.request.gpusPerReplica();

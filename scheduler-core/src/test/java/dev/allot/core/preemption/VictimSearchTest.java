@@ -20,7 +20,7 @@ class VictimSearchTest {
 
     private VictimSearch search(long t) {
         given.cs.preemptible.advanceTo(given.cs, t);
-        return new VictimSearch(given.cs, t, placedThisPass);
+        return new VictimSearch(given.cs, t, 0, placedThisPass);
     }
 
     private static List<String> ids(List<Job> jobs) {

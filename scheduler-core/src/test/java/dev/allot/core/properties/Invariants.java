@@ -22,6 +22,15 @@ import java.util.Set;
 final class Invariants {
     private final Scheduler s;
     private final double margin;
+    private final long noThrash;
+    /** When account A last displaced a job of account B, by "A\0B". */
+    private final Map<String, Long> lastDisplaced = new HashMap<>();
+    /** The nodes of each job's latest reservation. */
+    private final Map<String, List<String>> reservedNodes = new HashMap<>();
+    /** Preemptions across accounts checked for cycles, and the cycles found (asserted zero when the guard is on). */
+    int cyclesChecked;
+    int cycles;
+    private final long cycleWindow;
     /** "node#epoch#gpu" to job id, rebuilt from decisions. */
     private final Map<String, String> gpuOwner = new HashMap<>();
     private final Map<String, List<ReplicaPlacement>> placed = new HashMap<>();
@@ -31,6 +40,8 @@ final class Invariants {
     Invariants(Scheduler s) {
         this.s = s;
         this.margin = s.config().preemptionMargin();
+        this.noThrash = s.config().goodput().noThrashMillis();
+        this.cycleWindow = noThrash > 0 ? noThrash : 60 * 60_000L;
     }
 
     /** The driver released a job itself (finish, cancel, node lost). */
@@ -79,14 +90,34 @@ final class Invariants {
                     if (mode.get(p.jobId()) == ChargeMode.ALLOCATED) {
                         assertThat(protectedUntil.get(p.jobId())).as("protected window of " + p.jobId())
                                 .isLessThanOrEqualTo(now);
-                        // never in favour of a job whose account ranks equal or worse
                         assertThat(p.account()).isNotEqualTo(p.preemptorAccount());
-                        assertThat(p.victimRatio()).isGreaterThanOrEqualTo(p.preemptorRatio() + margin);
-                        assertRanksBelow(p.preemptorAccount(), p.account(), p.victimRatio(), p.preemptorRatio());
+                        if (p.reason().contains("holds the reservation")) {
+                            // the reservation right: only on a node reserved for the preemptor
+                            assertThat(reservedNodes.getOrDefault(p.preemptorJobId(), List.of()))
+                                    .as("%s displaced by right of a reservation it does not hold", p.jobId())
+                                    .containsAnyElementsOf(victimNodes.getOrDefault(p.jobId(), Set.of()));
+                        } else {
+                            // never in favour of a job whose account ranks equal or worse
+                            assertThat(p.victimRatio()).isGreaterThanOrEqualTo(p.preemptorRatio() + margin);
+                            assertRanksBelow(p.preemptorAccount(), p.account(), p.victimRatio(), p.preemptorRatio());
+                        }
                         allocatedVictimsBy.computeIfAbsent(p.preemptorJobId(), k -> new java.util.ArrayList<>())
                                 .add(p.jobId());
                     }
                     assertThat(s.job(p.preemptorJobId()).orElseThrow().chargeMode()).isEqualTo(ChargeMode.ALLOCATED);
+                    // no preemption cycle: B's jobs never displace A's within the window after A displaced B's
+                    Long reverse = lastDisplaced.get(p.account() + "\0" + p.preemptorAccount());
+                    if (reverse != null && now - reverse <= cycleWindow) {
+                        cycles++;
+                        if (noThrash > 0) {
+                            assertThat(now - reverse).as("%s displaced %s's job %s %d ms after the reverse",
+                                    p.preemptorAccount(), p.account(), p.jobId(), now - reverse).isGreaterThan(noThrash);
+                        }
+                    }
+                    if (!p.account().equals(p.preemptorAccount())) {
+                        lastDisplaced.put(p.preemptorAccount() + "\0" + p.account(), now);
+                        cyclesChecked++;
+                    }
                     victims.add(p.jobId());
                     released(p.jobId());
                 }
@@ -99,7 +130,10 @@ final class Invariants {
                 case Decision.Requeue r -> released(r.jobId());
                 case Decision.Reject r -> assertThat(placed).doesNotContainKey(r.jobId());
                 case Decision.NodeDrained n -> assertThat(s.node(n.nodeId()).orElseThrow().jobIds()).isEmpty();
-                case Decision.Reserve r -> assertThat(r.nodeIds()).isNotEmpty();
+                case Decision.Reserve r -> {
+                    assertThat(r.nodeIds()).isNotEmpty();
+                    reservedNodes.put(r.jobId(), r.nodeIds());
+                }
             }
         }
         // unallocated before allocated: on a node where a preemptor took allocated victims for its
@@ -115,7 +149,11 @@ final class Invariants {
                     allocatedVictimHere |= wasOn(v, r.nodeId()) && victimNodes.get(v).size() == 1;
                 }
                 if (allocatedVictimHere) {
+                    String preemptorAccount = s.job(e.getKey()).orElseThrow().account();
                     for (String u : unallocatedBefore.getOrDefault(r.nodeId(), Set.of())) {
+                        if (barredByTheGuard(s.job(u).orElseThrow().account(), preemptorAccount, now)) {
+                            continue; // its account displaced the preemptor's within the window: no cycle
+                        }
                         assertThat(victims).as("unallocated %s survived on %s while allocated work was displaced: %s",
                                 u, r.nodeId(), decisions).contains(u);
                     }
@@ -126,6 +164,12 @@ final class Invariants {
     }
 
     private final Map<String, Set<String>> unallocatedBefore = new HashMap<>();
+
+    /** Whether the no-thrash guard bars {@code preemptor}'s jobs from {@code victim}'s at {@code now}. */
+    private boolean barredByTheGuard(String victim, String preemptor, long now) {
+        Long reverse = lastDisplaced.get(victim + "\0" + preemptor);
+        return noThrash > 0 && !victim.equals(preemptor) && reverse != null && now - reverse <= noThrash;
+    }
 
     private boolean wasOn(String victim, String nodeId) {
         Set<String> nodes = victimNodes.get(victim);

@@ -1,6 +1,7 @@
 package dev.allot.core.properties;
 
 import dev.allot.core.Decision;
+import dev.allot.core.Goodput;
 import dev.allot.core.JobRequest;
 import dev.allot.core.JobState;
 import dev.allot.core.JobView;
@@ -43,9 +44,14 @@ final class ScenarioDriver {
 
     /** @param walkShortcuts see {@link SchedulerConfig#walkShortcuts()} */
     ScenarioDriver(long seed, boolean walkShortcuts) {
+        this(seed, walkShortcuts, Goodput.defaults());
+    }
+
+    /** @param goodput see {@link SchedulerConfig#goodput()} */
+    ScenarioDriver(long seed, boolean walkShortcuts, Goodput goodput) {
         // one node in three held for the debug lane, so small worlds exercise the reserve too
         s = new Scheduler(SchedulerConfig.defaults().withWindow(6 * HOUR, 15 * MIN)
-                .withDebugLane(new DebugLane(15 * MIN, 8, 8, 3)).withWalkShortcuts(walkShortcuts));
+                .withDebugLane(new DebugLane(15 * MIN, 8, 8, 3)).withWalkShortcuts(walkShortcuts).withGoodput(goodput));
         inv = new Invariants(s);
         rnd = new Random(seed);
         // budget tree: root, 1-3 programs, 1-3 teams each, sometimes a sub-team level

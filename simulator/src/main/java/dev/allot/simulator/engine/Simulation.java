@@ -6,6 +6,7 @@ import dev.allot.core.JobRequest;
 import dev.allot.core.NodeSpec;
 import dev.allot.core.ReplicaPlacement;
 import dev.allot.core.Scheduler;
+import dev.allot.core.Goodput;
 import dev.allot.core.SchedulerConfig;
 import dev.allot.core.metrics.ClusterMetrics;
 import dev.allot.core.metrics.JobClass;
@@ -49,11 +50,17 @@ public final class Simulation {
      * @param durationHints pass each job's remaining run time to the core as expected duration
      *     (used only to let work backfill nodes reserved for a large job)
      * @param debugLane the core's debug lane bounds (used by policies that have a lane)
+     * @param goodput the core's goodput rules
      */
     public record Options(long quantumSeconds, long tickSeconds, long checkpointSeconds, boolean durationHints,
-            DebugLane debugLane) {
+            DebugLane debugLane, Goodput goodput) {
         public Options(long quantumSeconds, long tickSeconds, long checkpointSeconds, boolean durationHints) {
-            this(quantumSeconds, tickSeconds, checkpointSeconds, durationHints, DebugLane.defaults());
+            this(quantumSeconds, tickSeconds, checkpointSeconds, durationHints, DebugLane.defaults(), Goodput.defaults());
+        }
+
+        public Options(long quantumSeconds, long tickSeconds, long checkpointSeconds, boolean durationHints,
+                DebugLane debugLane) {
+            this(quantumSeconds, tickSeconds, checkpointSeconds, durationHints, debugLane, Goodput.defaults());
         }
 
         public static Options defaults() {
@@ -112,7 +119,8 @@ public final class Simulation {
         SchedulerConfig config = SchedulerConfig.defaults()
                 .withWindow(scenario.lookbackSeconds() * 1000, SchedulerConfig.HOUR)
                 .withMaxMinRuntime(scenario.maxMinRuntimeSeconds() * 1000)
-                .withDebugLane(options.debugLane());
+                .withDebugLane(options.debugLane())
+                .withGoodput(options.goodput());
         Scheduler core = new Scheduler(config, policy);
         for (BudgetFile.Entry e : scenario.budgets().entries()) {
             core.defineBudget(0, e.account(), e.parent(), e.share());

@@ -21,8 +21,13 @@ public final class Policies {
 
     /** As {@link #create(String, Scenario)}, with the budget policy's preemption margin. */
     public static SchedulingPolicy create(String name, Scenario sc, double budgetMargin) {
+        return create(name, sc, budgetMargin, BudgetPolicy.DEFAULT_PROTECTED_RATIO);
+    }
+
+    /** As {@link #create(String, Scenario, double)}, with the budget policy's protected ratio too. */
+    public static SchedulingPolicy create(String name, Scenario sc, double budgetMargin, double protectedRatio) {
         return switch (name) {
-            case "budget" -> new BudgetPolicy(budgetMargin);
+            case "budget" -> new BudgetPolicy(budgetMargin, protectedRatio);
             case "priority" -> PriorityPolicy.fromFractions(sc.fractions(), sc.clusterGpus(), sc.gpusPerNode(),
                     PRIORITY_LIMIT_FACTOR);
             case "quota" -> QuotaPolicy.fromFractions(sc.fractions(), sc.clusterGpus());

@@ -1,0 +1,48 @@
+package dev.allot.core.preemption;
+
+import java.util.HashMap;
+
+/**
+ * No preemption cycles: after account A displaces a job of account B at t, B's jobs may not
+ * displace A's until t + window (inclusive). Keyed by account ids; entries older than the window
+ * are dropped as the guard is asked, so it holds only recent displacements. Internal; one per
+ * cluster, changed by {@link Preemptor}.
+ */
+public final class ThrashGuard {
+    private final HashMap<Long, Long> lastDisplaced = new HashMap<>();
+    private long sweptAt = Long.MIN_VALUE;
+
+    private static long key(int preemptor, int victim) {
+        return (long) preemptor << 32 | (victim & 0xffffffffL);
+    }
+
+    /** {@code preemptor}'s job displaced a job of {@code victim} at {@code t}. */
+    public void displaced(int preemptor, int victim, long t) {
+        if (preemptor != victim) {
+            lastDisplaced.put(key(preemptor, victim), t);
+        }
+    }
+
+    /** Whether {@code preemptor}'s jobs may not displace {@code victim}'s at {@code t}: the reverse happened within {@code window}. */
+    public boolean blocks(int preemptor, int victim, long t, long window) {
+        if (window <= 0 || preemptor == victim || lastDisplaced.isEmpty()) {
+            return false;
+        }
+        Long reverse = lastDisplaced.get(key(victim, preemptor));
+        return reverse != null && t - reverse <= window;
+    }
+
+    /** Whether any displacement is recent enough to block something at {@code t}. */
+    public boolean quiet(long t, long window) {
+        sweep(t, window);
+        return window <= 0 || lastDisplaced.isEmpty();
+    }
+
+    private void sweep(long t, long window) {
+        if (t - sweptAt < window || lastDisplaced.isEmpty()) {
+            return;
+        }
+        sweptAt = t;
+        lastDisplaced.values().removeIf(at -> t - at > window);
+    }
+}
