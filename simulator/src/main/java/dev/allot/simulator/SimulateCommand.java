@@ -102,6 +102,10 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Goodput: after A displaces B, B may not displace A for this long; 0: off (default: ${DEFAULT-VALUE}).")
     double noThrashMinutes;
 
+    @Option(names = "--max-reservations", defaultValue = "1",
+            description = "Blocked top-ranked jobs that get nodes reserved at a time (default: ${DEFAULT-VALUE}).")
+    int maxReservations;
+
     @Option(names = "--goodput", defaultValue = "true", negatable = true,
             description = "Goodput rules on: victims by work lost, loss cap, no thrashing, unallocated work kept off a backlog's nodes; --no-goodput runs the rules of before (default: ${DEFAULT-VALUE}).")
     boolean goodput;
@@ -238,7 +242,7 @@ public final class SimulateCommand implements Callable<Integer> {
                 : Goodput.defaults().withMaxLossPerGpu(Math.round(maxLossMinutes * 60_000))
                         .withNoThrash(Math.round(noThrashMinutes * 60_000));
         Simulation.Options opts = new Simulation.Options(quantumSeconds, tickSeconds,
-                Math.max(1, Math.round(checkpointMinutes * 60)), durationHints, lane, rules);
+                Math.max(1, Math.round(checkpointMinutes * 60)), durationHints, lane, rules, maxReservations);
         List<String> names = new ArrayList<>(policies);
         List<Scenario> scenarios = new ArrayList<>();
         List<String> variantNames = new ArrayList<>();

@@ -89,8 +89,9 @@ public final class GangFit {
     /**
      * Backfill rule: a job may use nodes reserved for another job only if it will be out of the
      * way by the time the reservation is due: its expected end is before the due time, or it is
-     * unallocated (the reserved job may displace it), or its protected window ends before the due
-     * time and the reserved job may then displace it.
+     * unallocated (the reserved job may displace it; not while unallocated work keeps off a
+     * backlog's nodes), or its protected window ends before the due time and the reserved job may
+     * then displace it.
      */
     public static boolean mayBackfill(PassContext p, Job j, Reservation r) {
         long expected = j.request().expectedDurationMillis();
@@ -100,6 +101,9 @@ public final class GangFit {
         // the other two ways need the holder to be allowed to preempt: it is looked up last (asked
         // for nearly every job walked)
         boolean unallocated = j.unallocated();
+        if (p.unallocatedBarredFromOpenNodes(j)) {
+            return false; // the holder would throw it away when due: it keeps off reserved nodes too
+        }
         long unprotectedFrom = p.policy.contractsProtect() ? p.t + j.request().minRuntimeMillis() : p.t;
         if (!unallocated && unprotectedFrom > r.dueAtMillis()) {
             return false;

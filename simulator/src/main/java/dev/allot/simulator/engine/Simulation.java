@@ -51,16 +51,18 @@ public final class Simulation {
      *     (used only to let work backfill nodes reserved for a large job)
      * @param debugLane the core's debug lane bounds (used by policies that have a lane)
      * @param goodput the core's goodput rules
+     * @param maxReservations blocked top-ranked jobs with reserved nodes at a time
      */
     public record Options(long quantumSeconds, long tickSeconds, long checkpointSeconds, boolean durationHints,
-            DebugLane debugLane, Goodput goodput) {
+            DebugLane debugLane, Goodput goodput, int maxReservations) {
         public Options(long quantumSeconds, long tickSeconds, long checkpointSeconds, boolean durationHints) {
-            this(quantumSeconds, tickSeconds, checkpointSeconds, durationHints, DebugLane.defaults(), Goodput.defaults());
+            this(quantumSeconds, tickSeconds, checkpointSeconds, durationHints, DebugLane.defaults());
         }
 
         public Options(long quantumSeconds, long tickSeconds, long checkpointSeconds, boolean durationHints,
                 DebugLane debugLane) {
-            this(quantumSeconds, tickSeconds, checkpointSeconds, durationHints, debugLane, Goodput.defaults());
+            this(quantumSeconds, tickSeconds, checkpointSeconds, durationHints, debugLane, Goodput.defaults(),
+                    SchedulerConfig.defaults().maxReservationsPerCluster());
         }
 
         public static Options defaults() {
@@ -120,7 +122,8 @@ public final class Simulation {
                 .withWindow(scenario.lookbackSeconds() * 1000, SchedulerConfig.HOUR)
                 .withMaxMinRuntime(scenario.maxMinRuntimeSeconds() * 1000)
                 .withDebugLane(options.debugLane())
-                .withGoodput(options.goodput());
+                .withGoodput(options.goodput())
+                .withMaxReservationsPerCluster(options.maxReservations());
         Scheduler core = new Scheduler(config, policy);
         for (BudgetFile.Entry e : scenario.budgets().entries()) {
             core.defineBudget(0, e.account(), e.parent(), e.share());
