@@ -146,6 +146,11 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--checkpoint-minutes", defaultValue = "30", description = "Resumable jobs checkpoint this often (default: ${DEFAULT-VALUE}).")
     double checkpointMinutes;
 
+    @Option(names = "--checkpoint-on-notice", defaultValue = "0", paramLabel = "FRACTION",
+            description = "Share of resumable jobs that checkpoint within the grace period when preempted or released "
+                    + "for a drain, and so lose nothing; drawn per job, seeded by (seed, job id) (default: ${DEFAULT-VALUE}).")
+    double checkpointOnNotice;
+
     @Option(names = "--duration-hints", defaultValue = "true", negatable = true, fallbackValue = "true",
             description = "Tell the core each job's run time (used only to backfill reserved nodes; default: ${DEFAULT-VALUE}).")
     boolean durationHints;
@@ -198,7 +203,8 @@ public final class SimulateCommand implements Callable<Integer> {
                 Math.min(minRuntimeHours, maxMinRuntimeHours), maxMinRuntimeHours);
         ScenarioBuilder builder = new ScenarioBuilder().trace(jobs).load(load).nodes(nodes).gpusPerNode(gpusPerNode)
                 .days(days).warmupDays(warmupDays < 0 ? lookbackDays : warmupDays).seed(seed).rule(baseRule).debugPerTeamPerHour(debugRate).largePerDay(largePerDay).lookbackDays(lookbackDays)
-                .maxMinRuntimeHours(maxMinRuntimeHours).budgetsFile(budgets).vcNodes(vcNodes());
+                .maxMinRuntimeHours(maxMinRuntimeHours).budgetsFile(budgets).vcNodes(vcNodes())
+                .checkpointOnNotice(checkpointOnNotice);
         Scenario base = builder.build();
         List<Scenario> variantScenarios = new ArrayList<>();
         for (String v : variants) {
