@@ -114,7 +114,8 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--variants", split = ",", defaultValue = "short-contracts,more-unallocated,all-resumable",
             description = "Contract-rule variants run with the budget policy for the sensitivity section: "
-                    + "short-contracts, long-contracts, more-unallocated, no-resumable, all-resumable, or none (default: ${DEFAULT-VALUE}).")
+                    + "short-contracts, long-contracts, more-unallocated, no-resumable, all-resumable, "
+                    + "notice-F (the default rule with --checkpoint-on-notice F), or none (default: ${DEFAULT-VALUE}).")
     List<String> variants;
 
     @Option(names = "--large-per-day", defaultValue = "0",
@@ -209,6 +210,12 @@ public final class SimulateCommand implements Callable<Integer> {
         List<Scenario> variantScenarios = new ArrayList<>();
         for (String v : variants) {
             if (v.equals("none") || v.isBlank()) {
+                continue;
+            }
+            if (v.startsWith(NOTICE_VARIANT)) {
+                // the same jobs and contracts; only the share that checkpoints on notice changes
+                variantScenarios.add(base.withJobs(base.jobs(), base.rule().named(v))
+                        .withCheckpointOnNotice(noticeFraction(v)));
                 continue;
             }
             ContractRule r = variantRule(v, baseRule);
@@ -342,6 +349,22 @@ public final class SimulateCommand implements Callable<Integer> {
         };
     }
 
+    static final String NOTICE_VARIANT = "notice-";
+
+    /** The fraction of a {@code notice-F} variant. */
+    static double noticeFraction(String variant) {
+        String f = variant.substring(NOTICE_VARIANT.length());
+        try {
+            double v = Double.parseDouble(f);
+            if (v >= 0 && v <= 1) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("variant " + variant + ": the share after notice- must be a number in 0..1");
+    }
+
     static ContractRule variantRule(String v, ContractRule base) {
         double max = base.maxHours();
         return switch (v) {
@@ -353,7 +376,7 @@ public final class SimulateCommand implements Callable<Integer> {
             case "no-resumable" -> new ContractRule(v, base.unallocatedFraction(), 0.0, base.minHours(), max);
             case "all-resumable" -> new ContractRule(v, base.unallocatedFraction(), 1.0, base.minHours(), max);
             default -> throw new IllegalArgumentException("unknown variant " + v
-                    + "; known: short-contracts, long-contracts, more-unallocated, no-resumable, all-resumable, none");
+                    + "; known: short-contracts, long-contracts, more-unallocated, no-resumable, all-resumable, notice-F, none");
         };
     }
 

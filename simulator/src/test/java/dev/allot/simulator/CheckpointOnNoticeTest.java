@@ -94,4 +94,52 @@ class CheckpointOnNoticeTest {
         assertThat((Double) all.get("lostGpuHours")).isCloseTo((Double) all.get("lostGpuHoursNonResumable"),
                 within(1e-6));
     }
+    @Test
+    @SuppressWarnings("unchecked")
+    void aNoticeVariantIsTheBudgetRunWithThatShare(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("trace.csv");
+        Files.writeString(trace, mixedTrace());
+        List<String> common = List.of("--trace", trace.toString(), "--format", "csv", "--days", "2", "--load", "2.5",
+                "--policies", "budget", "--quiet", "--warmup-days", "0");
+        // when the default run carries a notice-0.5 variant, and another run uses 0.5 itself
+        List<String> withVariant = new ArrayList<>(common);
+        withVariant.addAll(List.of("--variants", "notice-0.5", "--out", dir.resolve("v").toString()));
+        assertThat(run(withVariant.toArray(String[]::new))).isZero();
+        List<String> direct = new ArrayList<>(common);
+        direct.addAll(List.of("--variants", "none", "--checkpoint-on-notice", "0.5", "--out", dir.resolve("d").toString()));
+        assertThat(run(direct.toArray(String[]::new))).isZero();
+        // then the variant's figures are those of the direct run
+        Map<String, Object> details = json(dir.resolve("v").resolve("details.json"));
+        List<Object> runs = (List<Object>) details.get("runs");
+        Map<String, Object> variant = (Map<String, Object>) runs.get(1);
+        assertThat(variant.get("variant")).isEqualTo("notice-0.5");
+        assertThat(variant.get("metrics")).isEqualTo(budget(dir.resolve("d")));
+        assertThat(((Map<String, Object>) runs.get(0)).get("metrics")).isEqualTo(budget(dir.resolve("v")));
+        Map<String, Object> listed = (Map<String, Object>) ((List<Object>) details.get("variants")).get(0);
+        assertThat(listed.get("name")).isEqualTo("notice-0.5");
+        assertThat(listed.get("checkpointOnNotice")).isEqualTo(0.5);
+        assertThat(Files.readString(dir.resolve("v").resolve("report.html"))).contains("<th>notice-0.5</th>");
+    }
+
+    @Test
+    void aShareOutside0To1IsRefusedWithOneLineAndNothingWritten(@TempDir Path dir) throws Exception {
+        Path trace = dir.resolve("trace.csv");
+        Files.writeString(trace, mixedTrace());
+        for (String[] bad : new String[][] {{"--checkpoint-on-notice", "1.5"}, {"--variants", "notice-x"},
+            {"--variants", "notice-2"}}) {
+            Path out = dir.resolve("out");
+            java.io.StringWriter err = new java.io.StringWriter();
+            picocli.CommandLine cl = SimulateCommand.commandLine();
+            cl.setErr(new java.io.PrintWriter(err));
+            ((SimulateCommand) cl.getCommand()).stderr = new java.io.PrintStream(new java.io.ByteArrayOutputStream());
+            ((SimulateCommand) cl.getCommand()).stdout = new java.io.PrintStream(new java.io.ByteArrayOutputStream());
+            int rc = cl.execute("--trace", trace.toString(), "--format", "csv", "--days", "1", "--quiet", "--out",
+                    out.toString(), bad[0], bad[1]);
+            assertThat(rc).as(String.join(" ", bad)).isEqualTo(2);
+            String names = bad[0].equals("--variants") ? "notice-" : "--checkpoint-on-notice";
+            assertThat(err.toString()).startsWith("simulate: ").contains(names).contains("0..1");
+            assertThat(err.toString().strip().lines()).hasSize(1);
+            assertThat(out).doesNotExist();
+        }
+    }
 }

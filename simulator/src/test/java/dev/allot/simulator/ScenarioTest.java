@@ -134,7 +134,7 @@ class ScenarioTest {
         Scenario half = builder.checkpointOnNotice(0.5).build();
         Scenario again = builder.checkpointOnNotice(0.5).build();
         Scenario all = builder.checkpointOnNotice(1).build();
-        Scenario otherSeed = builder.seed(4).build();
+        Scenario otherSeed = builder.seed(4).checkpointOnNotice(0.5).build();
         // when each job is asked, then
         int resumable = 0;
         int atHalf = 0;

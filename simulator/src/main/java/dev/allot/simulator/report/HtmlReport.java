@@ -82,7 +82,8 @@ public final class HtmlReport {
         if (variants.isEmpty()) {
             b.append("<p>No variants were run (--variants=false).</p>\n");
         } else {
-            b.append("<p class=\"note\">The same trace and cluster, trace jobs' contracts drawn by other rules.</p>\n");
+            b.append("<p class=\"note\">The same trace and cluster, trace jobs' contracts drawn by other rules; ")
+                    .append("notice-F: the same contracts, with a share F of resumable jobs checkpointing on notice.</p>\n");
             table(b, variants, true);
         }
         b.append("</body></html>\n");

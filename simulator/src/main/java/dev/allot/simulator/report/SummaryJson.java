@@ -174,7 +174,8 @@ public final class SummaryJson {
         for (int i = 0; i < variantScenarios.size(); i++) {
             Scenario v = variantScenarios.get(i);
             b.append(i == 0 ? "\n    " : ",\n    ").append("{\"name\": ").append(Json.str(v.rule().name()))
-                    .append(", \"rule\": ").append(Json.str(v.rule().describe())).append('}');
+                    .append(", \"rule\": ").append(Json.str(v.rule().describe()))
+                    .append(", \"checkpointOnNotice\": ").append(Json.num(v.checkpointOnNotice())).append('}');
         }
         b.append("\n  ]\n}\n");
         return b.toString();
