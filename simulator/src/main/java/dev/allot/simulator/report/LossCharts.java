@@ -29,8 +29,8 @@ final class LossCharts {
 
     /** One bar per team of {@code teams} (a team never preempted has an empty bar). */
     static void lostByTeam(StringBuilder b, List<String> teams, RunResult run) {
-        int h = 320;
-        int bottom = 90;
+        int h = 300;
+        int bottom = 70;
         Map<String, Losses.Team> by = Losses.byTeam(run.preemptions());
         double max = 0;
         for (String t : teams) {
@@ -70,7 +70,7 @@ final class LossCharts {
                     .append("transform=\"rotate(-60 ").append(fmt(cx, 1)).append(' ').append(fmt(cy, 1)).append(")\">")
                     .append(esc(team)).append("</text>\n");
         }
-        legend(b, SEGMENTS, SEGMENT_COLORS, null);
+        legend(b, W - R + 10, SEGMENTS, SEGMENT_COLORS, null);
         b.append("</svg>\n");
     }
 
@@ -128,7 +128,7 @@ final class LossCharts {
         b.append("<text x=\"").append((W - R + L) / 2).append("\" y=\"").append(h - 6)
                 .append("\" font-size=\"12\" text-anchor=\"middle\">").append(daily ? "day" : "hour")
                 .append(" of the period</text>\n");
-        legend(b, new String[] {"lost, allocated", "lost, unallocated", "preemptions"},
+        legend(b, W - R + 50, new String[] {"lost, allocated", "lost, unallocated", "preemptions"},
                 new String[] {SEGMENT_COLORS[0], SEGMENT_COLORS[2], COUNT_COLOR}, 2);
         b.append("</svg>\n");
     }
@@ -162,8 +162,7 @@ final class LossCharts {
     }
 
     /** The legend in the right margin; the entry at {@code lineEntry} (if any) is drawn as a line. */
-    private static void legend(StringBuilder b, String[] names, String[] colors, Integer lineEntry) {
-        int x = W - R + 50;
+    private static void legend(StringBuilder b, int x, String[] names, String[] colors, Integer lineEntry) {
         for (int i = 0; i < names.length; i++) {
             int py = T + 20 + i * 16;
             if (lineEntry != null && lineEntry == i) {
