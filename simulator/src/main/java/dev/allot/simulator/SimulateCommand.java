@@ -135,7 +135,8 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--variants", split = ",", defaultValue = "short-contracts,more-unallocated,all-resumable",
             description = "Contract-rule variants run with the budget policy for the sensitivity section: "
-                    + "short-contracts, long-contracts, more-unallocated, no-resumable, all-resumable, or none (default: ${DEFAULT-VALUE}).")
+                    + "short-contracts, long-contracts, more-unallocated, no-resumable, all-resumable, "
+                    + "notice-F (the default rule with --checkpoint-on-notice F), or none (default: ${DEFAULT-VALUE}).")
     List<String> variants;
 
     @Option(names = "--large-per-day", defaultValue = "0",
@@ -166,6 +167,11 @@ public final class SimulateCommand implements Callable<Integer> {
 
     @Option(names = "--checkpoint-minutes", defaultValue = "30", description = "Resumable jobs checkpoint this often (default: ${DEFAULT-VALUE}).")
     double checkpointMinutes;
+
+    @Option(names = "--checkpoint-on-notice", defaultValue = "0", paramLabel = "FRACTION",
+            description = "Share of resumable jobs that checkpoint within the grace period when preempted or released "
+                    + "for a drain, and so lose nothing; drawn per job, seeded by (seed, job id) (default: ${DEFAULT-VALUE}).")
+    double checkpointOnNotice;
 
     @Option(names = "--duration-hints", defaultValue = "true", negatable = true, fallbackValue = "true",
             description = "Tell the core each job's run time (used only to backfill reserved nodes; default: ${DEFAULT-VALUE}).")
@@ -219,11 +225,18 @@ public final class SimulateCommand implements Callable<Integer> {
                 Math.min(minRuntimeHours, maxMinRuntimeHours), maxMinRuntimeHours);
         ScenarioBuilder builder = new ScenarioBuilder().trace(jobs).load(load).nodes(nodes).gpusPerNode(gpusPerNode)
                 .days(days).warmupDays(warmupDays < 0 ? lookbackDays : warmupDays).seed(seed).rule(baseRule).debugPerTeamPerHour(debugRate).largePerDay(largePerDay).lookbackDays(lookbackDays)
-                .maxMinRuntimeHours(maxMinRuntimeHours).budgetsFile(budgets).vcNodes(vcNodes());
+                .maxMinRuntimeHours(maxMinRuntimeHours).budgetsFile(budgets).vcNodes(vcNodes())
+                .checkpointOnNotice(checkpointOnNotice);
         Scenario base = builder.build();
         List<Scenario> variantScenarios = new ArrayList<>();
         for (String v : variants) {
             if (v.equals("none") || v.isBlank()) {
+                continue;
+            }
+            if (v.startsWith(NOTICE_VARIANT)) {
+                // the same jobs and contracts; only the share that checkpoints on notice changes
+                variantScenarios.add(base.withJobs(base.jobs(), base.rule().named(v))
+                        .withCheckpointOnNotice(noticeFraction(v)));
                 continue;
             }
             ContractRule r = variantRule(v, baseRule);
@@ -360,6 +373,22 @@ public final class SimulateCommand implements Callable<Integer> {
         };
     }
 
+    static final String NOTICE_VARIANT = "notice-";
+
+    /** The fraction of a {@code notice-F} variant. */
+    static double noticeFraction(String variant) {
+        String f = variant.substring(NOTICE_VARIANT.length());
+        try {
+            double v = Double.parseDouble(f);
+            if (v >= 0 && v <= 1) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("variant " + variant + ": the share after notice- must be a number in 0..1");
+    }
+
     static ContractRule variantRule(String v, ContractRule base) {
         double max = base.maxHours();
         return switch (v) {
@@ -371,7 +400,7 @@ public final class SimulateCommand implements Callable<Integer> {
             case "no-resumable" -> new ContractRule(v, base.unallocatedFraction(), 0.0, base.minHours(), max);
             case "all-resumable" -> new ContractRule(v, base.unallocatedFraction(), 1.0, base.minHours(), max);
             default -> throw new IllegalArgumentException("unknown variant " + v
-                    + "; known: short-contracts, long-contracts, more-unallocated, no-resumable, all-resumable, none");
+                    + "; known: short-contracts, long-contracts, more-unallocated, no-resumable, all-resumable, notice-F, none");
         };
     }
 

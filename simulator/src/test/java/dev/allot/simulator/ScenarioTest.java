@@ -122,6 +122,47 @@ class ScenarioTest {
     }
 
     @Test
+    void checkpointOnNoticeIsDrawnPerResumableJobFromItsOwnSeed() {
+        // given 4000 jobs, every other one resumable
+        List<TraceJob> t = new ArrayList<>();
+        for (int i = 0; i < 4000; i++) {
+            t.add(new TraceJob("j" + i, "t", i, 1, 1, 100, 3600, i % 2 == 0, false));
+        }
+        ScenarioBuilder builder = new ScenarioBuilder().trace(t).days(1).nodes(1).debugPerTeamPerHour(0).seed(3);
+        Scenario none = builder.build();
+        Scenario third = builder.checkpointOnNotice(0.3).build();
+        Scenario half = builder.checkpointOnNotice(0.5).build();
+        Scenario again = builder.checkpointOnNotice(0.5).build();
+        Scenario all = builder.checkpointOnNotice(1).build();
+        Scenario otherSeed = builder.seed(4).checkpointOnNotice(0.5).build();
+        // when each job is asked, then
+        int resumable = 0;
+        int atHalf = 0;
+        int differs = 0;
+        for (SimJob j : half.jobs()) {
+            assertThat(none.checkpointsOnNotice(j)).as("0 draws none").isFalse();
+            assertThat(half.checkpointsOnNotice(j)).as("seeded by (seed, job id)").isEqualTo(again.checkpointsOnNotice(j));
+            assertThat(all.checkpointsOnNotice(j)).as("1 takes every resumable job").isEqualTo(j.resumable());
+            if (third.checkpointsOnNotice(j)) {
+                assertThat(half.checkpointsOnNotice(j)).as("a larger share keeps the jobs of a smaller one").isTrue();
+            }
+            if (j.resumable()) {
+                resumable++;
+                atHalf += half.checkpointsOnNotice(j) ? 1 : 0;
+                differs += half.checkpointsOnNotice(j) != otherSeed.checkpointsOnNotice(j) ? 1 : 0;
+            } else {
+                assertThat(all.checkpointsOnNotice(j)).as("a non-resumable job cannot").isFalse();
+            }
+        }
+        assertThat(resumable).isEqualTo(2000);
+        assertThat(atHalf / (double) resumable).isCloseTo(0.5, within(0.04));
+        assertThat(differs).as("another seed draws other jobs").isPositive();
+        assertThat(half.withCheckpointOnNotice(0).checkpointOnNotice()).isZero();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> builder.checkpointOnNotice(1.5))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--checkpoint-on-notice");
+    }
+
+    @Test
     void vcNodesGiveSharesAndUnlistedTeamsTheFloor(@TempDir Path dir) throws Exception {
         Path vc = dir.resolve("vc_nodes.csv");
         Files.writeString(vc, "vc,node num\na,8\nb,24\n");

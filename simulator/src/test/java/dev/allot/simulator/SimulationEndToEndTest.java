@@ -44,7 +44,7 @@ class SimulationEndToEndTest {
         return b.toString();
     }
 
-    private static int run(String... args) {
+    static int run(String... args) {
         CommandLine cl = new CommandLine(new SimulateCommand());
         PrintStream quiet = new PrintStream(new ByteArrayOutputStream());
         ((SimulateCommand) cl.getCommand()).stdout = quiet;
@@ -55,7 +55,7 @@ class SimulationEndToEndTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> json(Path p) throws Exception {
+    static Map<String, Object> json(Path p) throws Exception {
         return (Map<String, Object>) MiniJson.parse(Files.readString(p));
     }
 
@@ -74,7 +74,8 @@ class SimulationEndToEndTest {
         Map<String, Object> s = json(out.resolve("summary.json"));
         assertThat(s).containsOnlyKeys("scenario", "wallSeconds", "policies");
         Map<String, Object> sc = (Map<String, Object>) s.get("scenario");
-        assertThat(sc).containsOnlyKeys("jobs", "teams", "clusterGpus", "days", "offeredLoad");
+        assertThat(sc).containsOnlyKeys("jobs", "teams", "clusterGpus", "days", "offeredLoad", "checkpointOnNotice");
+        assertThat(sc.get("checkpointOnNotice")).isEqualTo(0.0);
         assertThat(sc.get("teams")).isEqualTo(3.0);
         assertThat(sc.get("days")).isEqualTo(2.0);
         double jobs = (Double) sc.get("jobs");

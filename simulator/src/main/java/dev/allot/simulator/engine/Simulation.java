@@ -18,6 +18,7 @@ import dev.allot.simulator.scenario.BudgetFile;
 import dev.allot.simulator.scenario.Scenario;
 import dev.allot.simulator.scenario.SimJob;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -39,6 +40,10 @@ import java.util.function.DoubleConsumer;
  * rest; a non-resumable one loses its whole run and starts over. Checkpoints are reported to the
  * core ({@link Scheduler#jobCheckpointed}) as the node agents would, so its victim choice (least
  * work since the last checkpoint) sees the same facts the simulator charges losses on.
+ *
+ * <p>A job the scenario says checkpoints on notice ({@link Scenario#checkpointsOnNotice}) writes a
+ * checkpoint within the grace period when it is preempted or released for a drain, so it keeps all
+ * its work up to the stop and loses nothing. A requeue (its node was lost) gives no notice.
  */
 public final class Simulation {
     public static final String CLUSTER = "sim";
@@ -117,6 +122,10 @@ public final class Simulation {
         int capacity = scenario.clusterGpus();
         boolean preempts = !(policy instanceof NonPreempting);
         boolean ticks = !(policy instanceof TimeIndependent);
+        boolean[] onNotice = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            onNotice[i] = scenario.checkpointsOnNotice(jobs.get(i));
+        }
 
         SchedulerConfig config = SchedulerConfig.defaults()
                 .withWindow(scenario.lookbackSeconds() * 1000, SchedulerConfig.HOUR)
@@ -155,9 +164,7 @@ public final class Simulation {
         PriorityQueue<Timed> protections = new PriorityQueue<>();
         PriorityQueue<Timed> checkpoints = new PriorityQueue<>();
         TreeSet<Long> reservationsDue = new TreeSet<>();
-        double[] preemptTimes = new double[64];
-        String[] preemptTeams = new String[64];
-        int preemptCount = 0;
+        List<ClusterMetrics.Preemption> preemptionLog = new ArrayList<>();
         int preemptUnallocated = 0;
         double lostUnallocated = 0;
 
@@ -298,38 +305,35 @@ public final class Simulation {
                         SimJob victim = jobs.get(j);
                         long ranFrom = placedAt[j];
                         long remainingBefore = remaining[j];
-                        double lost = stop(j, victim, now, ckpt, state, remaining, placedAt, seq, metrics, w);
+                        double lost = stop(j, victim, now, ckpt, onNotice[j], state, remaining, placedAt, seq, metrics,
+                                w);
                         used -= victim.gpus();
                         waiting++;
                         if (now >= warmMs) {
                             // the lost work is what ran after the kept part (remaining shrank by what was kept)
                             long lostFrom = ranFrom + (remainingBefore - remaining[j]);
-                            metrics.preempted(new ClusterMetrics.Preemption(victim.team(), p.preemptorAccount(),
-                                    lostFrom / 1000.0 - w, now / 1000.0 - w, victim.gpus(), lost, victim.allocated(),
-                                    victim.resumable()));
+                            ClusterMetrics.Preemption pr = new ClusterMetrics.Preemption(victim.team(),
+                                    p.preemptorAccount(), lostFrom / 1000.0 - w, now / 1000.0 - w, victim.gpus(), lost,
+                                    victim.allocated(), victim.resumable());
+                            metrics.preempted(pr);
+                            preemptionLog.add(pr);
                             if (!jobs.get(j).allocated()) {
                                 preemptUnallocated++;
                                 lostUnallocated += lost;
                             }
-                            if (preemptCount == preemptTimes.length) {
-                                preemptTimes = Arrays.copyOf(preemptTimes, preemptCount * 2);
-                                preemptTeams = Arrays.copyOf(preemptTeams, preemptCount * 2);
-                            }
-                            preemptTimes[preemptCount] = now / 1000.0 - w;
-                            preemptTeams[preemptCount++] = jobs.get(j).team();
                         }
                         sink.event(now / 1000.0, p.jobId(), jobs.get(j).team(), "preempt", jobs.get(j).gpus(), "");
                     }
                     case Decision.Requeue r -> {
                         int j = index.get(r.jobId());
-                        stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics, w);
+                        stop(j, jobs.get(j), now, ckpt, false, state, remaining, placedAt, seq, metrics, w);
                         used -= jobs.get(j).gpus();
                         waiting++;
                         sink.event(now / 1000.0, r.jobId(), jobs.get(j).team(), "requeue", jobs.get(j).gpus(), "");
                     }
                     case Decision.ReleaseForDrain r -> {
                         int j = index.get(r.jobId());
-                        stop(j, jobs.get(j), now, ckpt, state, remaining, placedAt, seq, metrics, w);
+                        stop(j, jobs.get(j), now, ckpt, onNotice[j], state, remaining, placedAt, seq, metrics, w);
                         used -= jobs.get(j).gpus();
                         waiting++;
                         sink.event(now / 1000.0, r.jobId(), jobs.get(j).team(), "requeue", jobs.get(j).gpus(), "");
@@ -399,20 +403,22 @@ public final class Simulation {
         }
         progress.accept(1.0);
         return new RunResult(policy.name(), variant, metrics, metrics.result(), n, finished, runningAtEnd,
-                waitingAtEnd, rejected, passes, Arrays.copyOf(preemptTimes, preemptCount),
-                Arrays.copyOf(preemptTeams, preemptCount), (System.nanoTime() - wallStart) / 1_000_000, preemptUnallocated,
-                lostUnallocated / 3600.0);
+                waitingAtEnd, rejected, passes, preemptionLog, (System.nanoTime() - wallStart) / 1_000_000,
+                preemptUnallocated, lostUnallocated / 3600.0);
     }
 
-    /** Stops a running job: closes its held interval, keeps checkpointed work. Returns lost GPU-seconds. */
-    private static double stop(int j, SimJob job, long now, long ckpt, byte[] state, long[] remaining, long[] placedAt,
-            int[] seq, ClusterMetrics metrics, double w) {
+    /**
+     * Stops a running job: closes its held interval, keeps checkpointed work (all of it when the job
+     * checkpoints on this notice). Returns lost GPU-seconds.
+     */
+    private static double stop(int j, SimJob job, long now, long ckpt, boolean checkpointNow, byte[] state,
+            long[] remaining, long[] placedAt, int[] seq, ClusterMetrics metrics, double w) {
         if (state[j] != RUNNING) {
             throw new IllegalStateException("stopping " + job.jobId() + " which is not running");
         }
         metrics.held(job.team(), placedAt[j] / 1000.0 - w, now / 1000.0 - w, job.gpus(), job.allocated());
         long done = now - placedAt[j];
-        long kept = job.resumable() ? (done / ckpt) * ckpt : 0;
+        long kept = checkpointNow ? done : job.resumable() ? (done / ckpt) * ckpt : 0;
         remaining[j] -= kept;
         state[j] = WAITING;
         seq[j]++;

@@ -41,14 +41,17 @@ public final class HtmlReport {
                 .append(fmt(sc.offeredLoad(), 2)).append("x capacity, seed ").append(sc.seed()).append(", lookback ")
                 .append(fmt(sc.lookbackSeconds() / 86400.0, 1)).append(" days, max minimum runtime ")
                 .append(fmt(sc.maxMinRuntimeSeconds() / 3600.0, 1)).append(" h. Contract rule: ")
-                .append(esc(sc.rule().describe())).append(". Wall time ").append(fmt(wallSeconds, 1)).append(" s.</p>\n");
+                .append(esc(sc.rule().describe())).append(". Checkpoint on notice: ")
+                .append(sc.checkpointOnNotice() > 0 ? pct(sc.checkpointOnNotice()) + " of resumable jobs" : "none")
+                .append(". Wall time ").append(fmt(wallSeconds, 1)).append(" s.</p>\n");
 
         b.append("<h2>Side by side</h2>\n");
         table(b, runs, false);
         b.append("<p class=\"note\">Occupancy: GPU-time held / GPU-time available. Owed: entitlement capped hour by hour at ")
                 .append("the team's demand of allocated work (unallocated work is free: owed nothing); delivered = GPU-time held by its allocated jobs; delivered/owed over the period, capped at 1 per team; mean and worst over the teams ")
                 .append("owed anything. Waits: submit to first placement (jobs never placed count with their wait so far); ")
-                .append("large = 64 GPUs or more. Lost GPU-hours: work since the last checkpoint of preempted jobs. ")
+                .append("large = 64 GPUs or more. Lost GPU-hours: work since the last checkpoint of preempted jobs ")
+                .append("(none for a job that checkpoints on notice). ")
                 .append("Fragmentation: GPU-time idle while some job waited / GPU-time available.</p>\n");
 
         b.append("<h2>GPUs held by team over time</h2>\n<p class=\"note\">Hourly average GPUs held per team (allocated and unallocated), stacked; ")
@@ -57,6 +60,8 @@ public final class HtmlReport {
             b.append("<h3>").append(esc(r.policy())).append("</h3>\n");
             gpuByTime(b, sc, r);
         }
+
+        lossSections(b, sc, runs);
 
         b.append("<h2>Delivered against owed, per team</h2>\n<p class=\"note\">Cumulative delivered / cumulative owed ")
                 .append("GPU-hours from the start of the period (clipped to 0..2; dashed lines at 1 and 0.95), then the ")
@@ -77,11 +82,37 @@ public final class HtmlReport {
         if (variants.isEmpty()) {
             b.append("<p>No variants were run (--variants=false).</p>\n");
         } else {
-            b.append("<p class=\"note\">The same trace and cluster, trace jobs' contracts drawn by other rules.</p>\n");
+            b.append("<p class=\"note\">The same trace and cluster, trace jobs' contracts drawn by other rules; ")
+                    .append("notice-F: the same contracts, with a share F of resumable jobs checkpointing on notice.</p>\n");
             table(b, variants, true);
         }
         b.append("</body></html>\n");
         return b.toString();
+    }
+
+    private static void lossSections(StringBuilder b, Scenario sc, List<RunResult> runs) {
+        List<String> quiet = runs.stream().filter(r -> r.preemptions().isEmpty()).map(RunResult::policy).toList();
+        String none = quiet.isEmpty() ? "" : " No preemptions under " + esc(String.join(", ", quiet)) + ".";
+        b.append("<h2>GPU-hours lost per team</h2>\n<p class=\"note\">GPU-hours the victims of each team lost to ")
+                .append("preemption (work since their last checkpoint; the whole run when not resumable), by the ")
+                .append("victim's charge mode and whether it was resumable; hover a bar for its figures.")
+                .append(none).append("</p>\n");
+        for (RunResult r : runs) {
+            if (!r.preemptions().isEmpty()) {
+                b.append("<h3>").append(esc(r.policy())).append("</h3>\n");
+                LossCharts.lostByTeam(b, r.metrics().teams(), r);
+            }
+        }
+        b.append("<h2>Preemptions over time</h2>\n<p class=\"note\">Per ")
+                .append(Losses.Timeline.bucketFor(sc.periodSeconds()) == 86400 ? "day" : "hour")
+                .append(" of the measured period: GPU-hours lost (bars, left axis, by the victim's charge mode) and ")
+                .append("the number of preemptions (line, right axis).").append(none).append("</p>\n");
+        for (RunResult r : runs) {
+            if (!r.preemptions().isEmpty()) {
+                b.append("<h3>").append(esc(r.policy())).append("</h3>\n");
+                LossCharts.timeline(b, sc.periodSeconds(), r);
+            }
+        }
     }
 
     private static void table(StringBuilder b, List<RunResult> runs, boolean byVariant) {

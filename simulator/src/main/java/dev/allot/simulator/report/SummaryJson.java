@@ -7,6 +7,7 @@ import dev.allot.simulator.engine.RunResult;
 import dev.allot.simulator.scenario.Scenario;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Writes {@code summary.json} exactly in the issue's form (fractions in 0..1, waits in seconds)
@@ -37,7 +38,8 @@ public final class SummaryJson {
                 .append(", \"teams\": ").append(sc.teams().size())
                 .append(", \"clusterGpus\": ").append(sc.clusterGpus())
                 .append(", \"days\": ").append(Json.num(sc.days()))
-                .append(", \"offeredLoad\": ").append(Json.num(sc.offeredLoad())).append('}');
+                .append(", \"offeredLoad\": ").append(Json.num(sc.offeredLoad()))
+                .append(", \"checkpointOnNotice\": ").append(Json.num(sc.checkpointOnNotice())).append('}');
     }
 
     static void policy(StringBuilder b, ClusterMetrics.Result r, String indent) {
@@ -79,13 +81,31 @@ public final class SummaryJson {
         b.append(indent).append(Json.str(name)).append(": ").append(value).append(",\n");
     }
 
-    static void waits(StringBuilder b, java.util.Map<JobClass, Double> w, double debugAllocated,
+    static void waits(StringBuilder b, Map<JobClass, Double> w, double debugAllocated,
             double debugUnallocated) {
         b.append("{\"debug\": ").append(Json.num(w.get(JobClass.DEBUG)))
                 .append(", \"small\": ").append(Json.num(w.get(JobClass.SMALL)))
                 .append(", \"large\": ").append(Json.num(w.get(JobClass.LARGE)))
                 .append(", \"debugAllocated\": ").append(Json.num(debugAllocated))
                 .append(", \"debugUnallocated\": ").append(Json.num(debugUnallocated)).append('}');
+    }
+
+    /** The run's preemptions per day (or hour, over a short period), as the report's timeline shows them. */
+    private static void timeline(StringBuilder b, Losses.Timeline tl) {
+        b.append(",\n      \"preemptionTimeline\": {\"bucketSeconds\": ").append(tl.bucketSeconds())
+                .append(", \"preemptions\": [");
+        for (int i = 0; i < tl.buckets(); i++) {
+            b.append(i == 0 ? "" : ", ").append(tl.count()[i]);
+        }
+        b.append("], \"lostGpuHoursAllocated\": [");
+        for (int i = 0; i < tl.buckets(); i++) {
+            b.append(i == 0 ? "" : ", ").append(Json.num(tl.lostAllocated()[i]));
+        }
+        b.append("], \"lostGpuHoursUnallocated\": [");
+        for (int i = 0; i < tl.buckets(); i++) {
+            b.append(i == 0 ? "" : ", ").append(Json.num(tl.lostUnallocated()[i]));
+        }
+        b.append("]}");
     }
 
     /** details.json: per-run extras (runs include the contract-rule variants). */
@@ -122,8 +142,11 @@ public final class SummaryJson {
                     .append(", \"worstTeam\": ").append(m.owed().worstTeam() == null ? "null" : Json.str(m.owed().worstTeam()))
                     .append(",\n      \"metrics\": ");
             policy(b, m, "      ");
+            timeline(b, Losses.Timeline.of(r.preemptions(), sc.periodSeconds(),
+                    Losses.Timeline.bucketFor(sc.periodSeconds())));
             b.append(",\n      \"teams\": [");
             List<OwedHours.Team> teams = m.owed().teams();
+            Map<String, Losses.Team> losses = Losses.byTeam(r.preemptions());
             for (int t = 0; t < teams.size(); t++) {
                 OwedHours.Team tm = teams.get(t);
                 b.append(t == 0 ? "\n        " : ",\n        ");
@@ -136,7 +159,13 @@ public final class SummaryJson {
                         .append(", \"usefulGpuHours\": ").append(Json.num(m.goodput().owedUseful().teams().get(t)
                                 .deliveredGpuHours()))
                         .append(", \"usefulRatio\": ").append(Json.num(m.goodput().owedUseful().teams().get(t).ratio()))
-                        .append(", \"lostGpuHours\": ").append(Json.num(m.goodput().lostGpuHours(tm.team())))
+                        .append(", \"lostGpuHours\": ").append(Json.num(m.goodput().lostGpuHours(tm.team())));
+                Losses.Team l = losses.getOrDefault(tm.team(), Losses.Team.NONE);
+                b.append(", \"preemptions\": ").append(l.preemptions())
+                        .append(", \"lostGpuHoursAllocated\": ").append(Json.num(l.allocated()))
+                        .append(", \"lostGpuHoursUnallocated\": ").append(Json.num(l.unallocated()))
+                        .append(", \"lostGpuHoursResumable\": ").append(Json.num(l.resumable()))
+                        .append(", \"lostGpuHoursNonResumable\": ").append(Json.num(l.nonResumable()))
                         .append('}');
             }
             b.append("\n      ]}");
@@ -145,7 +174,8 @@ public final class SummaryJson {
         for (int i = 0; i < variantScenarios.size(); i++) {
             Scenario v = variantScenarios.get(i);
             b.append(i == 0 ? "\n    " : ",\n    ").append("{\"name\": ").append(Json.str(v.rule().name()))
-                    .append(", \"rule\": ").append(Json.str(v.rule().describe())).append('}');
+                    .append(", \"rule\": ").append(Json.str(v.rule().describe()))
+                    .append(", \"checkpointOnNotice\": ").append(Json.num(v.checkpointOnNotice())).append('}');
         }
         b.append("\n  ]\n}\n");
         return b.toString();

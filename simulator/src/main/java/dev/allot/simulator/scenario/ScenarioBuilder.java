@@ -39,6 +39,7 @@ public final class ScenarioBuilder {
     private double lookbackDays = 7;
     private double maxMinRuntimeHours = Contract.MAX_MIN_RUNTIME_SECONDS / 3600.0;
     private double warmupDays = 0;
+    private double checkpointOnNotice = 0;
 
     public ScenarioBuilder trace(List<TraceJob> jobs) {
         this.trace = jobs;
@@ -124,6 +125,15 @@ public final class ScenarioBuilder {
         return this;
     }
 
+    /** Share of resumable jobs that checkpoint when told to stop ({@link Scenario#checkpointsOnNotice}). */
+    public ScenarioBuilder checkpointOnNotice(double fraction) {
+        if (!(fraction >= 0 && fraction <= 1)) {
+            throw new IllegalArgumentException("--checkpoint-on-notice must be in 0..1, not " + fraction);
+        }
+        this.checkpointOnNotice = fraction;
+        return this;
+    }
+
     public Scenario build() {
         long warmup = Math.round(warmupDays * 86400);
         long period = warmup + Math.round(days * 86400);
@@ -170,7 +180,7 @@ public final class ScenarioBuilder {
         double offeredLoad = offered / ((double) n * gpusPerNode * (period - warmup));
         return new Scenario(jobs, tree, List.copyOf(teams), n, gpusPerNode, period - warmup, offeredLoad, seed, r,
                 Math.round(lookbackDays * 86400), Math.round(maxMinRuntimeHours * 3600), inPeriod.size(), debug.size(),
-                warmup);
+                warmup, checkpointOnNotice);
     }
 
     /** Trace jobs through the rule, debug jobs as generated, sorted by submit time then id. */
