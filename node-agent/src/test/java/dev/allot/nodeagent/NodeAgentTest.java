@@ -211,6 +211,42 @@ class NodeAgentTest {
     }
 
     @Test
+    void givenJobThatCheckpointsOnNotice_whenPreempted_thenCheckpointedReportedBeforeItsExitAndNoKill(
+            @org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
+        String jobId = "notice-" + UUID.randomUUID();
+        long epoch = epoch(OTHER_NODE);
+        Path seen = tmp.resolve("notice-seen");
+        Path ready = tmp.resolve("ready");
+        // A job as the README tells one to be: on SIGTERM, read the notice, checkpoint, report it, exit 0.
+        send(OTHER_NODE, start(jobId, OTHER_NODE, epoch, List.of(3), List.of("sh", "-c",
+                "trap 'cp \"$ALLOT_PREEMPT_NOTICE_FILE\" \"$SEEN\"; echo /ckpt/on-notice > \"$ALLOT_CHECKPOINT_DIR/checkpoint\";"
+                        + " exit 0' TERM; touch \"$READY\"; while true; do sleep 0.05; done"),
+                Map.of("SEEN", seen.toString(), "READY", ready.toString()), 0));
+        await().atMost(WAIT).until(() -> Files.exists(ready));
+
+        long stopSent = System.nanoTime();
+        send(OTHER_NODE, stop(jobId, OTHER_NODE, epoch, 20));
+
+        await().atMost(WAIT).until(() -> !payloads(jobId, JobExited.class).isEmpty());
+        Duration took = Duration.ofNanos(System.nanoTime() - stopSent);
+        List<Object> reports = jobEvents.values(r -> r.key().equals(jobId)).stream().map(JobEvent::getPayload).toList();
+        assertThat(reports).extracting(p -> p.getClass().getSimpleName())
+                .containsExactly("JobStarted", "JobCheckpointed", "JobExited");
+        assertThat(((JobCheckpointed) reports.get(1)).getLocation()).isEqualTo("/ckpt/on-notice");
+        JobExited exited = (JobExited) reports.get(2);
+        assertThat(exited.getExitCode()).isZero(); // it left by itself, well within its grace: no SIGKILL
+        assertThat(exited.getStopped()).isTrue(); // ended because Allot stopped it: not a verdict
+        assertThat(took).isLessThan(Duration.ofSeconds(20));
+        String notice = Files.readString(seen);
+        assertThat(notice).contains("reason=PREEMPTED\n", "graceSeconds=20\n").containsPattern("deadline=\\d{4}-");
+        long deadline = Long.parseLong(notice.lines().filter(l -> l.startsWith("deadlineEpochMillis="))
+                .findFirst().orElseThrow().substring("deadlineEpochMillis=".length()));
+        assertThat(deadline - eventTime(jobId, JobStarted.class).toEpochMilli()).isGreaterThanOrEqualTo(20_000);
+        System.out.printf("MEASURED StopJob(PREEMPTED, grace 20 s) -> checkpoint on notice -> JobExited(0) %d ms%n",
+                took.toMillis());
+    }
+
+    @Test
     void givenStaleEpoch_whenStartJob_thenIgnoredAndCountedWhileCurrentOnesRun() {
         String staleJob = "stale-" + UUID.randomUUID();
         String currentJob = "current-" + UUID.randomUUID();

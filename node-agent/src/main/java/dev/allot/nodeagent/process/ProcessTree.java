@@ -19,10 +19,33 @@ public final class ProcessTree {
         descendants.forEach(ProcessHandle::destroy);
     }
 
-    /** SIGKILL to the root and every descendant. */
+    /** SIGKILL to every descendant, then to the root. */
     public static void kill(ProcessHandle root) {
         List<ProcessHandle> descendants = root.descendants().toList();
-        root.destroyForcibly();
         descendants.forEach(ProcessHandle::destroyForcibly);
+        root.destroyForcibly();
+    }
+
+    /**
+     * SIGKILL to the command under a {@link Supervisor} (every descendant of the root), not to the supervisor,
+     * which records how its command ended and then exits by itself; the root only when it has no descendant
+     * (its command has not started or has already ended). Returns whether the root was spared.
+     */
+    public static boolean killCommand(ProcessHandle supervisor) {
+        List<ProcessHandle> descendants = supervisor.descendants().toList();
+        descendants.forEach(ProcessHandle::destroyForcibly);
+        if (descendants.isEmpty()) {
+            supervisor.destroyForcibly();
+            return false;
+        }
+        return true;
+    }
+
+    /** The root and its descendants as they are now: what a stop signalled, to be waited for. */
+    public static List<ProcessHandle> snapshot(ProcessHandle root) {
+        List<ProcessHandle> all = new java.util.ArrayList<>();
+        all.add(root);
+        root.descendants().forEach(all::add);
+        return all;
     }
 }
