@@ -180,17 +180,20 @@ public final class NodeAgent {
         return held.computeIfAbsent(nodeId, id -> new ArrayList<>());
     }
 
-    /** Starts, in arrival order, the held starts of the node whose GPUs are free now. Under the node's lock. */
+    /**
+     * Starts, in arrival order, the held starts of the node whose GPUs are free now. Under the node's lock.
+     * One at a time, looking again after each: a start takes GPUs, and one that exits at once comes back here.
+     */
     private void startHeld(String nodeId) {
         List<HeldStart> waiting = held(nodeId);
         synchronized (waiting) {
-            for (java.util.Iterator<HeldStart> it = waiting.iterator(); it.hasNext(); ) {
-                HeldStart h = it.next();
-                if (holders(nodeId, h.command().getGpuIndices()).isEmpty()) {
-                    it.remove();
-                    LOG.infof("GPUs %s of %s are free: starting %s", h.command().getGpuIndices(), nodeId, h.key());
-                    launchAndReport(h.key(), h.command());
-                }
+            Optional<HeldStart> next;
+            while ((next = waiting.stream().filter(h -> holders(nodeId, h.command().getGpuIndices()).isEmpty())
+                    .findFirst()).isPresent()) {
+                HeldStart h = next.get();
+                waiting.remove(h);
+                LOG.infof("GPUs %s of %s are free: starting %s", h.command().getGpuIndices(), nodeId, h.key());
+                launchAndReport(h.key(), h.command());
             }
         }
     }
@@ -377,7 +380,7 @@ public final class NodeAgent {
      */
     private static void awaitGone(List<ProcessHandle> processes) {
         long deadline = System.nanoTime() + TREE_GONE_WAIT.toNanos();
-        while (processes.stream().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < deadline) {
+        while (processes.stream().anyMatch(ProcessTree::running) && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(5);
             } catch (InterruptedException e) {

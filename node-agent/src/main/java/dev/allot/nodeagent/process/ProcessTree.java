@@ -41,6 +41,25 @@ public final class ProcessTree {
         return true;
     }
 
+    /**
+     * True while the process runs: alive and not a zombie. A zombie has released everything it held (GPU
+     * memory included); only its exit status waits to be collected, by a parent or by init, which in a
+     * container may take a while.
+     */
+    public static boolean running(ProcessHandle process) {
+        if (!process.isAlive()) {
+            return false;
+        }
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(process.pid()), "stat"));
+            int afterName = stat.lastIndexOf(')');
+            char state = afterName >= 0 && afterName + 2 < stat.length() ? stat.charAt(afterName + 2) : 'R';
+            return state != 'Z' && state != 'X';
+        } catch (java.io.IOException | RuntimeException e) {
+            return process.isAlive(); // no /proc (not Linux), or it is gone
+        }
+    }
+
     /** The root and its descendants as they are now: what a stop signalled, to be waited for. */
     public static List<ProcessHandle> snapshot(ProcessHandle root) {
         List<ProcessHandle> all = new java.util.ArrayList<>();

@@ -13,8 +13,9 @@ import java.util.Optional;
 
 /**
  * A small {@code /bin/sh} supervisor between the agent and each replica's command. It runs the command in
- * the foreground, then writes the command's exit status to the replica's exit file (atomically) and exits
- * with that same status. Why: the agent's own child is the supervisor, and when the agent dies (kill -9)
+ * the foreground, then writes the command's exit status to the replica's exit file and exits with that same
+ * status (shell builtins only once the command has ended: the supervisor's exit is on the path of every stop
+ * and GPU hand-over; the status is one write of a few bytes, and an empty file reads as not written). Why: the agent's own child is the supervisor, and when the agent dies (kill -9)
  * the supervisor lives on and still learns the command's status, which a restarted agent then reads
  * instead of reporting "unknown". The file's modification time is when the command ended.
  *
@@ -31,7 +32,7 @@ public final class Supervisor {
             exit_file=$1; shift
             "$@"
             status=$?
-            printf '%s\\n' "$status" > "$exit_file.tmp" && mv -f "$exit_file.tmp" "$exit_file"
+            printf '%s\\n' "$status" > "$exit_file"
             exit "$status"
             """;
 
