@@ -68,7 +68,8 @@ class JobApiTest {
 
     @Test
     void givenAValidJob_whenItIsPosted_thenJobSubmittedIsOnJobRequestsKeyedById_andTheJobIsWaiting() {
-        String id = submit(job(",\"priority\":5,\"env\":{\"A\":\"1\"},\"expectedDurationSeconds\":30"));
+        String id = submit(job(",\"priority\":5,\"env\":{\"A\":\"1\"},\"expectedDurationSeconds\":30,"
+                + "\"checkpointGraceSeconds\":120"));
 
         List<ConsumerRecord<String, JobRequest>> log = TestLog.read(Topics.JOB_REQUESTS, id::equals,
                 seen -> !seen.isEmpty());
@@ -84,6 +85,7 @@ class JobApiTest {
         assertThat(submitted.getCommand()).containsExactly("sleep", "3");
         assertThat(submitted.getEnv()).containsEntry("A", "1");
         assertThat(submitted.getExpectedDurationSeconds()).isEqualTo(30L);
+        assertThat(submitted.getCheckpointGraceSeconds()).isEqualTo(120);
         assertThat(submitted.getSubmitter()).isEqualTo("carol");
 
         given().when().get("/jobs/" + id).then().statusCode(200)
@@ -91,6 +93,7 @@ class JobApiTest {
                 .body("seenByScheduler", equalTo(false))
                 .body("budget", equalTo(team))
                 .body("gpus", equalTo(2))
+                .body("checkpointGraceSeconds", equalTo(120))
                 .body("history[0].type", equalTo("JobSubmitted"));
     }
 
@@ -139,6 +142,9 @@ class JobApiTest {
             "bad budget syntax     | \"budget\":\"          | \"budget\":\"/x/        | 400 | budget",
             "resumable not boolean | \"resumable\":true     | \"resumable\":\"yes\"   | 400 | resumable",
             "bad cluster           | \"cluster\":\"local\"  | \"cluster\":\"lo cal\"  | 400 | cluster",
+            "grace over 300 s      | \"resumable\":true     | \"resumable\":true,\"checkpointGraceSeconds\":301 | 400 | checkpointGraceSeconds",
+            "negative grace        | \"resumable\":true     | \"resumable\":true,\"checkpointGraceSeconds\":-1 | 400 | checkpointGraceSeconds",
+            "fractional grace      | \"resumable\":true     | \"resumable\":true,\"checkpointGraceSeconds\":1.5 | 400 | checkpointGraceSeconds",
     })
     void givenAMalformedJob_whenItIsPosted_thenA4xxNamesTheField(String name, String from, String to, int status,
                                                                   String field) {

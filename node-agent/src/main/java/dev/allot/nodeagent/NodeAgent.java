@@ -5,6 +5,8 @@ import dev.allot.nodeagent.process.ProcessLedger;
 import dev.allot.nodeagent.process.ProcessTree;
 import dev.allot.nodeagent.process.ReplicaKey;
 import dev.allot.nodeagent.process.RunningReplica;
+import dev.allot.nodeagent.process.StopNotice;
+import dev.allot.nodeagent.process.Supervisor;
 import dev.allot.nodeagent.process.UsageMeter;
 import dev.allot.schemas.JobCheckpointed;
 import dev.allot.schemas.JobExited;
@@ -52,7 +54,14 @@ public final class NodeAgent {
     private static final int SEEN_COMMANDS_KEPT = 10_000;
 
     /** What became of a command; for logs, metrics and tests. */
-    public enum Outcome { STARTED, STOPPING, DUPLICATE, STALE_EPOCH, NOT_HOSTED, UNKNOWN_JOB, FAILED_TO_START }
+    public enum Outcome { STARTED, HELD, STOPPING, DUPLICATE, STALE_EPOCH, NOT_HOSTED, UNKNOWN_JOB, FAILED_TO_START }
+
+    /** A StartJob whose GPUs a stopping replica still holds: started once that replica has exited. */
+    private record HeldStart(ReplicaKey key, StartJob command) {
+    }
+
+    /** How long an exit report waits for the rest of a stopped tree (the command's children) to be gone. */
+    private static final Duration TREE_GONE_WAIT = Duration.ofSeconds(2);
 
     private final Map<String, HostedNode> nodes;
     private final StateDir state;
@@ -63,6 +72,11 @@ public final class NodeAgent {
     private final String agentId;
     private final Map<ReplicaKey, RunningReplica> running = new ConcurrentHashMap<>();
     private final Map<String, ProcessLedger> ledgers = new ConcurrentHashMap<>();
+    /**
+     * Per node: the starts held until their GPUs are free. Guarded by the list itself, which is also the
+     * node's lock for "are these GPUs free, then start" against "this replica is gone, start what waited".
+     */
+    private final Map<String, List<HeldStart>> held = new ConcurrentHashMap<>();
     /** Recently handled command ids, so a redelivered StartJob is not run twice. */
     private final Set<String> seenCommands = Collections.newSetFromMap(new LinkedHashMap<>() {
         @Override
@@ -134,12 +148,57 @@ public final class NodeAgent {
             return stale(command.getNodeId(), command.getNodeEpoch(), node.epoch(), "StartJob " + command.getJobId());
         }
         ReplicaKey key = new ReplicaKey(command.getNodeId(), command.getJobId(), command.getReplicaIndex());
-        synchronized (seenCommands) {
-            if (!seenCommands.add(eventId) || running.containsKey(key)) {
-                LOG.infof("duplicate StartJob %s for %s ignored", eventId, key);
-                return Outcome.DUPLICATE;
+        List<HeldStart> waiting = held(key.nodeId());
+        synchronized (waiting) {
+            synchronized (seenCommands) {
+                if (!seenCommands.add(eventId) || running.containsKey(key)
+                        || waiting.stream().anyMatch(h -> h.key().equals(key))) {
+                    LOG.infof("duplicate StartJob %s for %s ignored", eventId, key);
+                    return Outcome.DUPLICATE;
+                }
+            }
+            List<ReplicaKey> holders = holders(key.nodeId(), command.getGpuIndices());
+            if (!holders.isEmpty()) {
+                // Two processes must never share a GPU: wait until the previous holder has exited.
+                waiting.add(new HeldStart(key, command));
+                LOG.infof("StartJob for %s held: GPUs %s are still held by %s", key, command.getGpuIndices(), holders);
+                return Outcome.HELD;
+            }
+            return launchAndReport(key, command);
+        }
+    }
+
+    /** Replicas running on the node with any of these GPUs (normally ones being stopped). */
+    private List<ReplicaKey> holders(String nodeId, List<Integer> gpus) {
+        return running.values().stream()
+                .filter(r -> r.key().nodeId().equals(nodeId)
+                        && r.command().getGpuIndices().stream().anyMatch(gpus::contains))
+                .map(RunningReplica::key).toList();
+    }
+
+    private List<HeldStart> held(String nodeId) {
+        return held.computeIfAbsent(nodeId, id -> new ArrayList<>());
+    }
+
+    /**
+     * Starts, in arrival order, the held starts of the node whose GPUs are free now. Under the node's lock.
+     * One at a time, looking again after each: a start takes GPUs, and one that exits at once comes back here.
+     */
+    private void startHeld(String nodeId) {
+        List<HeldStart> waiting = held(nodeId);
+        synchronized (waiting) {
+            Optional<HeldStart> next;
+            while ((next = waiting.stream().filter(h -> holders(nodeId, h.command().getGpuIndices()).isEmpty())
+                    .findFirst()).isPresent()) {
+                HeldStart h = next.get();
+                waiting.remove(h);
+                LOG.infof("GPUs %s of %s are free: starting %s", h.command().getGpuIndices(), nodeId, h.key());
+                launchAndReport(h.key(), h.command());
             }
         }
+    }
+
+    private Outcome launchAndReport(ReplicaKey key, StartJob command) {
         RunningReplica replica;
         try {
             replica = launch(key, command);
@@ -172,7 +231,12 @@ public final class NodeAgent {
         }
         Path checkpointDir = state.checkpointDir(key.jobId(), key.replicaIndex());
         Path log = state.logFile(key.jobId(), key.replicaIndex());
-        ProcessBuilder builder = new ProcessBuilder(command.getCommand());
+        Path exitFile = ledger(key.nodeId()).exitFile(key.jobId(), key.replicaIndex());
+        Path notice = RunningReplica.noticeFile(checkpointDir);
+        // Left by an earlier run of the same replica here: they are not about this one.
+        Files.deleteIfExists(exitFile);
+        Files.deleteIfExists(notice);
+        ProcessBuilder builder = new ProcessBuilder();
         Map<String, String> env = builder.environment();
         env.putAll(command.getEnv());
         // Allot's variables last: a job's env cannot fake its own GPUs or identity.
@@ -183,12 +247,17 @@ public final class NodeAgent {
         env.put("ALLOT_REPLICA_INDEX", Integer.toString(key.replicaIndex()));
         env.put("ALLOT_REPLICAS", Integer.toString(command.getReplicas()));
         env.put("ALLOT_NODE_ID", key.nodeId());
+        env.put("ALLOT_PREEMPT_NOTICE_FILE", notice.toString());
+        if (!Supervisor.runnable(command.getCommand().get(0), env)) {
+            throw new IOException("cannot run '" + command.getCommand().get(0) + "': not an executable file or on PATH");
+        }
+        builder.command(Supervisor.wrap(command.getCommand(), exitFile));
         builder.redirectErrorStream(true);
         builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         FileTime markerAtStart = markerTime(checkpointDir.resolve("checkpoint"));
         Process process = builder.start();
-        return new RunningReplica(key, command, process, now(), checkpointDir, markerAtStart);
+        return new RunningReplica(key, command, process, now(), checkpointDir, markerAtStart, exitFile);
     }
 
     private Outcome stop(StopJob command) {
@@ -198,6 +267,15 @@ public final class NodeAgent {
         }
         if (command.getNodeEpoch() != node.epoch()) {
             return stale(command.getNodeId(), command.getNodeEpoch(), node.epoch(), "StopJob " + command.getJobId());
+        }
+        List<HeldStart> waiting = held(command.getNodeId());
+        synchronized (waiting) {
+            if (waiting.removeIf(h -> h.key().jobId().equals(command.getJobId()))) {
+                // It never ran: nothing to stop and nothing to report (no JobStarted was either).
+                LOG.infof("StopJob for %s on %s: its start was still held, dropped", command.getJobId(),
+                        command.getNodeId());
+                return Outcome.STOPPING;
+            }
         }
         List<RunningReplica> replicas = running.values().stream()
                 .filter(r -> r.key().nodeId().equals(command.getNodeId()) && r.key().jobId().equals(command.getJobId()))
@@ -211,17 +289,36 @@ public final class NodeAgent {
         return Outcome.STOPPING;
     }
 
-    /** SIGTERM now, SIGKILL after the grace period if the process is still there. */
+    /**
+     * The notice in the checkpoint dir, then SIGTERM to the tree now, SIGKILL after the grace period if the
+     * process is still there. A command that has already ended by itself (its supervisor recorded the status)
+     * is not stopped: it ended before the stop took effect, and its exit is reported as its own.
+     */
     private void stop(RunningReplica replica, Duration grace, String why, boolean byScheduler) {
+        if (replica.commandEnded()) {
+            LOG.infof("stop of %s (%s): it has already ended by itself", replica.key(), why);
+            return;
+        }
         if (!replica.markStopping(byScheduler)) {
             return;
         }
-        LOG.infof("stopping %s (%s): SIGTERM, SIGKILL after %s", replica.key(), why, grace);
-        ProcessTree.terminate(replica.process().toHandle());
+        LOG.infof("stopping %s (%s): notice, SIGTERM, SIGKILL after %s", replica.key(), why, grace);
+        try {
+            StopNotice.write(replica.noticeFile(), why, grace, now());
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "could not write the stop notice of %s; it gets the SIGTERM all the same", replica.key());
+        }
+        ProcessHandle root = replica.process().toHandle();
+        replica.signalled(ProcessTree.snapshot(root));
+        ProcessTree.terminate(root);
         replica.killTimer(timers.schedule(() -> {
             if (replica.process().isAlive()) {
                 LOG.warnf("%s outlived its %s grace period: SIGKILL", replica.key(), grace);
-                ProcessTree.kill(replica.process().toHandle());
+                replica.signalled(ProcessTree.snapshot(root));
+                if (ProcessTree.killCommand(root)) {
+                    // The supervisor records the kill and exits; if it does not, it goes too.
+                    timers.schedule(() -> ProcessTree.kill(root), TREE_GONE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                }
             }
         }, grace.toMillis(), TimeUnit.MILLISECONDS));
     }
@@ -232,34 +329,64 @@ public final class NodeAgent {
         return Outcome.STALE_EPOCH;
     }
 
+    /**
+     * The supervisor exited (with its command's status): a last look at the checkpoint marker (a job that
+     * checkpointed on notice and exited at once is reported checkpointed first), the last usage tile, then
+     * JobExited; then the replica's GPUs are free and the starts held for them run.
+     */
     private void exited(RunningReplica replica) {
         try {
+            awaitGone(replica.signalled()); // a stopped tree's children release their GPUs too
             Instant endedAt = now();
             int exitCode = replica.process().exitValue();
             replica.cancelKillTimer();
-            replica.usage().close(endedAt).ifPresent(tile -> reportUsage(replica, tile));
-            reports.jobEvent(replica.key().jobId(), JobExited.newBuilder()
-                    .setNodeId(replica.key().nodeId())
-                    .setReplicaIndex(replica.key().replicaIndex())
-                    .setExitCode(exitCode)
-                    // Ended by Allot (StopJob, or the agent's own shutdown), not by itself: never a job verdict.
-                    .setStopped(replica.stopRequested())
-                    .build(), endedAt);
+            synchronized (replica) { // not between a checkpoint poll's look and its report
+                lastCheckpointLook(replica);
+                replica.usage().close(endedAt).ifPresent(tile -> reportUsage(replica, tile));
+                reports.jobEvent(replica.key().jobId(), JobExited.newBuilder()
+                        .setNodeId(replica.key().nodeId())
+                        .setReplicaIndex(replica.key().replicaIndex())
+                        .setExitCode(exitCode)
+                        // Ended by Allot (StopJob, or the agent's own shutdown), not by itself: never a job verdict.
+                        .setStopped(replica.stopRequested())
+                        .build(), endedAt);
+                replica.markExited();
+            }
             LOG.infof("%s exited with %d%s", replica.key(), exitCode, replica.stopRequested() ? " (stopped)" : "");
         } catch (RuntimeException e) {
             LOG.errorf(e, "could not report the exit of %s", replica.key());
         } finally {
-            running.remove(replica.key(), replica);
-            metrics.processesExited.increment();
-            synchronized (replica) { // not between a usage report's ledger update and its write
-                replica.markExited();
-                try {
-                    ledger(replica.key().nodeId()).forget(replica.key().jobId(), replica.key().replicaIndex());
-                } catch (RuntimeException e) {
-                    LOG.warnf(e, "could not forget %s in the process ledger", replica.key());
+            List<HeldStart> waiting = held(replica.key().nodeId());
+            synchronized (waiting) {
+                running.remove(replica.key(), replica);
+                metrics.processesExited.increment();
+                synchronized (replica) { // not between a usage report's ledger update and its write
+                    replica.markExited();
+                    try {
+                        ledger(replica.key().nodeId()).forget(replica.key().jobId(), replica.key().replicaIndex());
+                    } catch (RuntimeException e) {
+                        LOG.warnf(e, "could not forget %s in the process ledger", replica.key());
+                    }
                 }
+                replica.exitReported().complete(null);
+                startHeld(replica.key().nodeId());
             }
-            replica.exitReported().complete(null);
+        }
+    }
+
+    /**
+     * Waits (bounded) until every process a stop signalled is gone. Polled: {@code onExit()} of a process
+     * that is not our child is itself a poll with a back-off of hundreds of milliseconds.
+     */
+    private static void awaitGone(List<ProcessHandle> processes) {
+        long deadline = System.nanoTime() + TREE_GONE_WAIT.toNanos();
+        while (processes.stream().anyMatch(ProcessTree::running) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 
@@ -352,19 +479,33 @@ public final class NodeAgent {
      */
     public void pollCheckpoints() {
         for (RunningReplica replica : running.values()) {
-            Path marker = replica.checkpointMarker();
-            FileTime at = markerTime(marker);
-            if (replica.markerChanged(at)) {
-                Optional<String> location = locationIn(marker);
-                if (location.isPresent()) {
-                    replica.markerEmptyAt(null); // (whatever was pending is this checkpoint)
-                    checkpointed(replica, location.get());
-                } else {
-                    replica.markerEmptyAt(at);
+            synchronized (replica) { // a checkpoint seen here is reported before the replica's exit
+                if (replica.exited()) {
+                    continue;
                 }
-            } else if (replica.stillEmptyAt(at)) {
-                checkpointed(replica, locationIn(marker).orElse(replica.checkpointDir().toString()));
+                Path marker = replica.checkpointMarker();
+                FileTime at = markerTime(marker);
+                if (replica.markerChanged(at)) {
+                    Optional<String> location = locationIn(marker);
+                    if (location.isPresent()) {
+                        replica.markerEmptyAt(null); // (whatever was pending is this checkpoint)
+                        checkpointed(replica, location.get());
+                    } else {
+                        replica.markerEmptyAt(at);
+                    }
+                } else if (replica.stillEmptyAt(at)) {
+                    checkpointed(replica, locationIn(marker).orElse(replica.checkpointDir().toString()));
+                }
             }
+        }
+    }
+
+    /** At exit: a marker changed since the last look, or seen empty, is a checkpoint (the job is done writing). */
+    private void lastCheckpointLook(RunningReplica replica) {
+        Path marker = replica.checkpointMarker();
+        FileTime at = markerTime(marker);
+        if (replica.markerChanged(at) || replica.stillEmptyAt(at)) {
+            checkpointed(replica, locationIn(marker).orElse(replica.checkpointDir().toString()));
         }
     }
 
@@ -377,8 +518,16 @@ public final class NodeAgent {
                 .filter(r -> r.key().jobId().equals(jobId)
                         && (replicaIndex == null || r.key().replicaIndex() == replicaIndex))
                 .toList();
-        replicas.forEach(r -> checkpointed(r, location));
-        return replicas.size();
+        int reported = 0;
+        for (RunningReplica r : replicas) {
+            synchronized (r) {
+                if (!r.exited()) {
+                    checkpointed(r, location);
+                    reported++;
+                }
+            }
+        }
+        return reported;
     }
 
     private void checkpointed(RunningReplica replica, String location) {
@@ -396,11 +545,16 @@ public final class NodeAgent {
      * exits are reported, so that usage tiles end at the real release.
      */
     public void stopAll(Duration grace) {
+        held.values().forEach(waiting -> {
+            synchronized (waiting) {
+                waiting.clear(); // never started, never reported
+            }
+        });
         List<RunningReplica> replicas = new ArrayList<>(running.values());
         if (replicas.isEmpty()) {
             return;
         }
-        replicas.forEach(r -> stop(r, grace, "agent shutdown", false));
+        replicas.forEach(r -> stop(r, grace, "AGENT_SHUTDOWN", false));
         try {
             java.util.concurrent.CompletableFuture.allOf(replicas.stream().map(RunningReplica::exitReported)
                     .toArray(java.util.concurrent.CompletableFuture[]::new))

@@ -2,6 +2,7 @@ package dev.allot.nodeagent;
 
 import dev.allot.nodeagent.process.ProcessLedger;
 import dev.allot.nodeagent.process.ProcessTree;
+import dev.allot.nodeagent.process.Supervisor;
 import dev.allot.schemas.ChargeMode;
 import dev.allot.schemas.JobExited;
 import dev.allot.schemas.UsageReported;
@@ -22,9 +23,11 @@ import org.jboss.logging.Logger;
  * killed (SIGTERM to its tree, SIGKILL after the grace) and reported as {@code JobExited} with 128+signal and
  * {@code stopped=true} (Allot ended it, the job did not fail: the scheduler must not turn it into a verdict;
  * it has fenced or lost the node already); its GPU time since the last usage report is reported too, since it
- * did hold the GPUs. One that already ended while no agent watched is reported as {@code JobExited} with exit
- * code -1 (unknown), {@code stopped=false} (it ended by itself) and no further usage, its end time unknown. A pid whose process start time differs
- * from the ledger's is a recycled pid: never touched.
+ * did hold the GPUs. One that already ended while no agent watched ended by itself ({@code stopped=false}): its
+ * {@link Supervisor} recorded the command's exit status and when it ended, so it is reported with its real
+ * exit code and a last usage tile up to that end. Only when no status was recorded (a process of an agent
+ * without supervisor, or a supervisor killed outright) is the exit code -1 (unknown), with no further usage.
+ * A pid whose process start time differs from the ledger's is a recycled pid: never touched.
  */
 public final class StaleProcessReaper {
 
@@ -58,6 +61,8 @@ public final class StaleProcessReaper {
         int killed = 0;
         for (Stale s : stale) {
             int exitCode = EXIT_UNKNOWN;
+            Instant exitedAt = Instant.ofEpochMilli(clock.millis());
+            java.nio.file.Path exitFile = s.ledger().exitFile(s.entry().jobId(), s.entry().replicaIndex());
             if (s.live().isPresent()) {
                 ProcessHandle process = s.live().get();
                 exitCode = 128 + 15;
@@ -68,20 +73,30 @@ public final class StaleProcessReaper {
                 }
                 killed++;
                 metrics.staleProcessesKilled.increment();
-                Instant end = Instant.ofEpochMilli(clock.millis());
-                reportUsage(s.nodeId(), s.entry(), end);
+                // The supervisor may have outlived the kill long enough to record the real status.
+                exitCode = Supervisor.read(exitFile).map(Supervisor.Exit::code).orElse(exitCode);
+                exitedAt = Instant.ofEpochMilli(clock.millis());
+                reportUsage(s.nodeId(), s.entry(), exitedAt);
                 LOG.warnf("killed stale process %d of %s.r%d on %s (epoch %d)", s.entry().pid(), s.entry().jobId(),
                         s.entry().replicaIndex(), s.nodeId(), s.entry().nodeEpoch());
             } else {
-                LOG.warnf("stale process %d of %s.r%d on %s ended while no agent watched", s.entry().pid(),
-                        s.entry().jobId(), s.entry().replicaIndex(), s.nodeId());
+                Optional<Supervisor.Exit> recorded = Supervisor.read(exitFile);
+                if (recorded.isPresent()) {
+                    exitCode = recorded.get().code();
+                    // Its end is known: the GPUs were held until then (not past now, whatever the file's clock).
+                    exitedAt = recorded.get().at().isAfter(exitedAt) ? exitedAt : recorded.get().at();
+                    reportUsage(s.nodeId(), s.entry(), exitedAt);
+                }
+                LOG.warnf("process %d of %s.r%d on %s ended while no agent watched, exit code %s", s.entry().pid(),
+                        s.entry().jobId(), s.entry().replicaIndex(), s.nodeId(),
+                        recorded.isPresent() ? Integer.toString(exitCode) : "unknown");
             }
             reports.jobEvent(s.entry().jobId(), JobExited.newBuilder()
                     .setNodeId(s.nodeId())
                     .setReplicaIndex(s.entry().replicaIndex())
                     .setExitCode(exitCode)
                     .setStopped(s.live().isPresent())
-                    .build(), Instant.ofEpochMilli(clock.millis()));
+                    .build(), exitedAt);
             s.ledger().forget(s.entry().jobId(), s.entry().replicaIndex());
         }
         reports.flush();

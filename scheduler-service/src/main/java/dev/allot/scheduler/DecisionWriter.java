@@ -55,6 +55,12 @@ final class DecisionWriter {
         AccountUsage usage(String account);
     }
 
+    /**
+     * The most a job may declare as its checkpoint grace (JobSubmitted.checkpointGraceSeconds): a preemption
+     * or a drain keeps the victim's GPUs that long past the decision. The budget-service refuses more.
+     */
+    static final int MAX_CHECKPOINT_GRACE_SECONDS = 300;
+
     private final String cluster;
     private final int stopGraceSeconds;
     private final Facts facts;
@@ -146,6 +152,16 @@ final class DecisionWriter {
         return jobEvent(jobId, JobState.COMPLETED, at, new JobCompleted(chargedGpuSeconds));
     }
 
+    /**
+     * Every replica of a run we had stopped exited 0 by itself before its stop took effect: the job is
+     * completed; {@code stops} are for a run placed again since (its replicas are not needed).
+     */
+    List<Output> completedBeforeItsStop(Input.Exited e, List<EdgeJob.Stop> stops, double chargedGpuSeconds) {
+        List<Output> out = new ArrayList<>(stopCommands(e.jobId(), stops, e.at()));
+        out.add(completed(e.jobId(), e.at(), chargedGpuSeconds));
+        return out;
+    }
+
     /** A replica exited non-zero on its own: the others are stopped and the job fails with the code. */
     List<Output> gangFailed(Input.Exited e, List<EdgeJob.Stop> stops) {
         List<Output> out = new ArrayList<>(stopCommands(e.jobId(), stops, e.at()));
@@ -178,9 +194,23 @@ final class DecisionWriter {
         List<Output> out = new ArrayList<>(stops.size());
         for (EdgeJob.Stop s : stops) {
             out.add(nodeCommand(s.nodeId(), at, new StopJob(jobId, s.nodeId(), facts.agentEpoch(s.nodeId()),
-                    s.reason(), stopGraceSeconds)));
+                    s.reason(), graceSeconds(jobId, s.reason()))));
         }
         return out;
+    }
+
+    /**
+     * The job's own checkpoint grace (capped) when the stop lets it run again later (a preemption, a
+     * drain), so it can checkpoint; the default otherwise (a cancel, a failed gang, a fenced replica).
+     */
+    private int graceSeconds(String jobId, dev.allot.schemas.StopReason reason) {
+        boolean resumesLater = reason == dev.allot.schemas.StopReason.PREEMPTED
+                || reason == dev.allot.schemas.StopReason.DRAIN;
+        EdgeJob.Launch launch = facts.launch(jobId);
+        if (!resumesLater || launch == null || launch.checkpointGraceSeconds() == null) {
+            return stopGraceSeconds;
+        }
+        return Math.clamp(launch.checkpointGraceSeconds(), 0, MAX_CHECKPOINT_GRACE_SECONDS);
     }
 
     private Output requeued(String jobId, long now, String reason) {

@@ -18,11 +18,18 @@ import java.util.Set;
  */
 final class EdgeJob {
 
-    /** What a StartJob needs and the core does not keep: the command and environment as submitted. */
-    record Launch(List<String> command, Map<String, String> env) {
+    /**
+     * What a StartJob needs and the core does not keep: the command and environment as submitted; and
+     * what its StopJobs need: the checkpoint grace the job declared (null: the scheduler's default).
+     */
+    record Launch(List<String> command, Map<String, String> env, Integer checkpointGraceSeconds) {
         Launch {
             command = List.copyOf(command);
             env = env == null ? Map.of() : Map.copyOf(env);
+        }
+
+        Launch(List<String> command, Map<String, String> env) {
+            this(command, env, null);
         }
     }
 

@@ -34,10 +34,22 @@ public sealed interface Input {
 
     long at();
 
-    /** JobSubmitted, with everything a StartJob needs later (command, env). */
+    /**
+     * JobSubmitted, with everything a StartJob (command, env) and a StopJob (the job's checkpoint grace,
+     * null for the default) need later.
+     */
     record Submit(long at, String jobId, String budget, String submitter, String cluster, int replicas,
             int gpusPerReplica, long minRuntimeSeconds, boolean resumable, int priority, List<String> command,
-            Map<String, String> env, Long expectedDurationSeconds, long submittedAt) implements Input {
+            Map<String, String> env, Long expectedDurationSeconds, long submittedAt, Integer checkpointGraceSeconds)
+            implements Input {
+
+        /** A submission that declares no checkpoint grace. */
+        public Submit(long at, String jobId, String budget, String submitter, String cluster, int replicas,
+                int gpusPerReplica, long minRuntimeSeconds, boolean resumable, int priority, List<String> command,
+                Map<String, String> env, Long expectedDurationSeconds, long submittedAt) {
+            this(at, jobId, budget, submitter, cluster, replicas, gpusPerReplica, minRuntimeSeconds, resumable,
+                    priority, command, env, expectedDurationSeconds, submittedAt, null);
+        }
     }
 
     record Cancel(long at, String jobId, String requestedBy, String reason) implements Input {

@@ -185,7 +185,7 @@ public final class Projection {
             jobs.put(s.jobId(), EdgeJob.rejected());
             return;
         }
-        jobs.put(s.jobId(), EdgeJob.accepted(new EdgeJob.Launch(s.command(), s.env())));
+        jobs.put(s.jobId(), EdgeJob.accepted(new EdgeJob.Launch(s.command(), s.env(), s.checkpointGraceSeconds())));
         long expected = s.expectedDurationSeconds() == null ? -1 : s.expectedDurationSeconds() * 1000;
         core.submit(s.at(), new JobRequest(s.jobId(), s.budget(), cluster, s.replicas(), s.gpusPerReplica(),
                 s.minRuntimeSeconds() * 1000, s.resumable(), s.priority(), s.submittedAt(), expected));
@@ -241,7 +241,13 @@ public final class Projection {
 
     private void exited(Input.Exited e, List<Output> out) {
         EdgeJob j = jobs.get(e.jobId());
-        if (j == null || j.stopExpected(e.nodeId())) {
+        if (j == null) {
+            return;
+        }
+        if (j.stopExpected(e.nodeId())) {
+            if (e.exitCode() == 0 && !e.stopped() && j.verdict == null) {
+                finishedBeforeItsStop(e, j, out);
+            }
             return; // we asked it to stop (preemption, drain, cancel, gang failure): not a verdict
         }
         if (!runsThere(e.jobId(), e.nodeId()) || e.stopped()) {
@@ -263,6 +269,28 @@ public final class Projection {
         core.jobExited(e.at(), e.jobId());
         j.verdict = JobState.FAILED;
         out.addAll(writer.gangFailed(e, stops));
+    }
+
+    /**
+     * A replica we had told to stop says it exited 0 by itself ({@code stopped=false}: its command ended
+     * before the stop reached it, e.g. a short job preempted just after its placement, or a job that ended
+     * while its agent was down and the node was declared lost). Its work is done: once every replica of the
+     * run has, the job is completed, taken out of the queue it was put back in (and a run placed since is
+     * stopped), instead of being run a second time.
+     */
+    private void finishedBeforeItsStop(Input.Exited e, EdgeJob j, List<Output> out) {
+        JobView job = core.job(e.jobId()).orElse(null);
+        if (job == null || j.exitedOk(e.nodeId()) < job.request().replicas()) {
+            return; // another replica of the gang was stopped before it finished: the run did not complete
+        }
+        List<EdgeJob.Stop> stops = job.state() == dev.allot.core.JobState.RUNNING
+                ? endRun(e.jobId(), j, job.placement(), StopReason.NOT_ASSIGNED, null, e.at())
+                : List.of();
+        if (job.state() == dev.allot.core.JobState.WAITING || job.state() == dev.allot.core.JobState.RUNNING) {
+            core.cancel(e.at(), e.jobId());
+            j.verdict = JobState.COMPLETED;
+            out.addAll(writer.completedBeforeItsStop(e, stops, j.chargedGpuSeconds()));
+        }
     }
 
     /**

@@ -64,7 +64,7 @@ final class RecordMapper {
                     s.getBudget(), s.getSubmitter(), s.getCluster(), s.getReplicas(), s.getGpusPerReplica(),
                     s.getMinRuntimeSeconds(), s.getResumable(), s.getPriority(), List.copyOf(s.getCommand()),
                     s.getEnv() == null ? Map.of() : Map.copyOf(s.getEnv()), s.getExpectedDurationSeconds(),
-                    s.getSubmittedAt().toEpochMilli()));
+                    s.getSubmittedAt().toEpochMilli(), s.getCheckpointGraceSeconds()));
             case JobCancelRequested c when knowsJob.test(c.getJobId()) ->
                     List.of(new Input.Cancel(now, c.getJobId(), c.getRequestedBy(), c.getReason()));
             default -> List.of(); // another cluster's job

@@ -100,6 +100,52 @@ class DecisionWriterTest {
     }
 
     @Test
+    void given_jobs_that_declare_a_checkpoint_grace_when_stopped_then_preemption_and_drain_give_it_capped_and_other_stops_the_default() {
+        Map<String, Integer> declared = Map.of("asks-2min", 120, "asks-1h", 3600, "asks-nothing", -1);
+        DecisionWriter.Facts facts = new DecisionWriter.Facts() {
+            @Override
+            public long agentEpoch(String nodeId) {
+                return 1;
+            }
+
+            @Override
+            public EdgeJob.Launch launch(String jobId) {
+                int grace = declared.get(jobId);
+                return new EdgeJob.Launch(List.of("train"), Map.of(), grace < 0 ? null : grace);
+            }
+
+            @Override
+            public int requeues(String jobId) {
+                return 0;
+            }
+
+            @Override
+            public long queuedSince(String jobId) {
+                return 0;
+            }
+
+            @Override
+            public AccountUsage usage(String account) {
+                return FACTS.usage(account);
+            }
+        };
+        DecisionWriter graceful = new DecisionWriter(CLUSTER, 30, facts);
+        java.util.function.BiFunction<String, StopReason, Integer> graceOf = (job, reason) -> {
+            Decision.Preempt preempt = new Decision.Preempt(job, "lab/a", "j9", "lab/b", ChargeMode.UNALLOCATED,
+                    Double.NaN, 0.25, true, "displaced", GANG, 0);
+            return ((StopJob) payload(graceful.write(preempt, NOW, List.of(new EdgeJob.Stop("n1", reason))).get(0)))
+                    .getGracePeriodSeconds();
+        };
+
+        assertThat(graceOf.apply("asks-2min", StopReason.PREEMPTED)).isEqualTo(120);
+        assertThat(graceOf.apply("asks-2min", StopReason.DRAIN)).isEqualTo(120);
+        assertThat(graceOf.apply("asks-1h", StopReason.PREEMPTED)).isEqualTo(DecisionWriter.MAX_CHECKPOINT_GRACE_SECONDS);
+        assertThat(graceOf.apply("asks-nothing", StopReason.PREEMPTED)).isEqualTo(30);
+        assertThat(graceOf.apply("asks-2min", StopReason.CANCELLED)).isEqualTo(30);
+        assertThat(graceOf.apply("asks-2min", StopReason.GANG_FAILED)).isEqualTo(30);
+    }
+
+    @Test
     void given_a_preemption_when_written_then_the_stops_then_who_and_why_with_the_work_lost_then_requeued() {
         Decision.Preempt preempt = new Decision.Preempt("j1", "lab/a", "j9", "lab/b", ChargeMode.UNALLOCATED,
                 Double.NaN, 0.25, true, "displaced", GANG, 42.5);

@@ -149,6 +149,94 @@ class ProjectionTest {
     }
 
     @Test
+    void given_a_job_preempted_just_after_its_placement_when_it_reports_it_had_exited_0_by_itself_then_it_is_completed_not_run_again() {
+        // issue 12, lever 5: a short unallocated job, displaced 20 ms after its placement, had already run
+        // to exit 0; its exit (stopped=false: it ended before the stop reached it) arrives after the preemption.
+        apply(job("short", "lab/a", 1, 8, 0));
+        apply(job("free", "lab/a", 1, 8, 0));
+        String node = payloads(pass(), StartJob.class).stream().filter(s -> s.getJobId().equals("short"))
+                .findFirst().orElseThrow().getNodeId();
+        apply(job("paid", "lab/b", 2, 8, 600));
+        List<Output> decided = pass();
+        assertThat(payloads(decided, JobPreempted.class)).hasSize(2);
+        assertThat(projection.stateOf("short")).isEqualTo(JobState.WAITING);
+        out.clear();
+
+        apply(new Input.Exited(++t, "short", node, 0, 0, false));
+
+        assertThat(payloads(out, JobCompleted.class)).hasSize(1);
+        assertThat(projection.stateOf("short")).isEqualTo(JobState.COMPLETED);
+        assertThat(projection.core().waiting(CLUSTER)).extracting(dev.allot.core.JobView::jobId)
+                .doesNotContain("short").contains("free");
+        // ... and when the paid job ends, only the other preempted job runs again.
+        apply(new Input.Exited(++t, "paid", "n1", 0, 0, false));
+        apply(new Input.Exited(++t, "paid", "n2", 1, 0, false));
+        assertThat(payloads(pass(), StartJob.class)).extracting(StartJob::getJobId).containsOnly("free");
+        // A preempted replica that a stop ended (stopped=true), even with exit 0 after a checkpoint, is requeued.
+        out.clear();
+        apply(new Input.Exited(++t, "free", "n9", 0, 0, true));
+        assertThat(payloads(out, JobCompleted.class)).isEmpty();
+    }
+
+    @Test
+    void given_a_job_stopped_by_its_preemption_with_exit_0_when_reported_then_it_waits_to_run_again() {
+        apply(job("free", "lab/a", 2, 8, 0));
+        pass();
+        apply(job("paid", "lab/b", 2, 8, 600));
+        pass();
+        out.clear();
+
+        // It checkpointed on notice and exited 0 after the SIGTERM: stopped, not finished.
+        apply(new Input.Exited(++t, "free", "n1", 0, 0, true));
+        apply(new Input.Exited(++t, "free", "n2", 1, 0, true));
+
+        assertThat(out).isEmpty();
+        assertThat(projection.stateOf("free")).isEqualTo(JobState.WAITING);
+    }
+
+    @Test
+    void given_a_node_lost_while_its_job_ran_when_the_returning_agent_reports_the_job_exited_0_then_it_is_completed() {
+        // issue 14: the job ended 0 while its agent was down; the agent, restarted, reports its real status.
+        apply(job("j1", "lab/a", 1, 8, 60));
+        apply(job("big", "lab/b", 1, 8, 60)); // keeps the other node busy: j1 cannot be placed again at once
+        String node = payloads(pass(), StartJob.class).stream().filter(s -> s.getJobId().equals("j1"))
+                .findFirst().orElseThrow().getNodeId();
+        apply(new Input.NodeLost(++t, node));
+        pass();
+        assertThat(projection.stateOf("j1")).isEqualTo(JobState.WAITING);
+        out.clear();
+
+        apply(new Input.Exited(++t, "j1", node, 0, 0, false));
+
+        assertThat(payloads(out, JobCompleted.class)).hasSize(1);
+        assertThat(projection.stateOf("j1")).isEqualTo(JobState.COMPLETED);
+    }
+
+    @Test
+    void given_a_job_placed_again_after_a_node_loss_when_the_first_run_reports_exit_0_then_it_completes_and_the_new_run_stops() {
+        apply(job("j1", "lab/a", 1, 8, 60));
+        String first = payloads(pass(), StartJob.class).get(0).getNodeId();
+        apply(new Input.NodeLost(++t, first));
+        out.clear();
+        projection.pass(++t, out);
+        String again = payloads(out, StartJob.class).get(0).getNodeId();
+        out.clear();
+
+        apply(new Input.Exited(++t, "j1", first, 0, 0, false));
+
+        assertThat(payloads(out, StopJob.class)).singleElement().satisfies(s -> {
+            assertThat(s.getNodeId()).isEqualTo(again);
+            assertThat(s.getReason()).isEqualTo(StopReason.NOT_ASSIGNED);
+        });
+        assertThat(payloads(out, JobCompleted.class)).hasSize(1);
+        assertThat(projection.stateOf("j1")).isEqualTo(JobState.COMPLETED);
+        // the new run's stopped exit is expected, not a verdict
+        out.clear();
+        apply(new Input.Exited(++t, "j1", again, 0, 143, true));
+        assertThat(out).isEmpty();
+    }
+
+    @Test
     void given_a_journal_when_replayed_into_a_fresh_projection_then_it_holds_the_same_placements() {
         List<Input> inputs = List.of(job("r1", "lab/a", 1, 4, 60), job("r2", "lab/b", 2, 2, 0));
         Projection live = new Projection(Settings.of("unused:9092", "http://unused", CLUSTER));

@@ -38,7 +38,7 @@ class RecordMapperTest {
 
     static JobRequest submission(String cluster) {
         return new JobRequest("e1", T, new JobSubmitted("j1", "lab/a", "me", cluster, 2, 4, 60L, true, 1,
-                List.of("train", "--fast"), Map.of("A", "1"), 600L, T));
+                List.of("train", "--fast"), Map.of("A", "1"), 600L, T, null));
     }
 
     static NodeStatus node(String nodeId, Object payload) {

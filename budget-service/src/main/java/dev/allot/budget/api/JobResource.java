@@ -59,6 +59,11 @@ public class JobResource {
     static final String SUBMITTER_HEADER = "X-Allot-Submitter";
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
     private static final Pattern CLUSTER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
+    /**
+     * The most a job may ask to checkpoint in when it is preempted or drained (its GPUs stay held that long
+     * past the decision); the scheduler caps at the same figure (docs/rules.md).
+     */
+    static final int MAX_CHECKPOINT_GRACE_SECONDS = 300;
 
     @Inject
     LogView view;
@@ -79,7 +84,8 @@ public class JobResource {
     @Blocking
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Submit a job: {budget, cluster, replicas, gpusPerReplica, minRuntimeSeconds, resumable,"
-            + " command, priority?, env?, expectedDurationSeconds?, submitter?, id?}; 202 {id} once in the log")
+            + " command, priority?, env?, expectedDurationSeconds?, checkpointGraceSeconds?, submitter?, id?};"
+            + " 202 {id} once in the log")
     public CompletionStage<Response> submit(@HeaderParam(SUBMITTER_HEADER) String submitterHeader,
             @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
                     schema = @Schema(implementation = SubmitRequest.class),
@@ -136,6 +142,9 @@ public class JobResource {
             @Schema(description = "Priority within the team, higher first (default 0)") Integer priority,
             @Schema(description = "Extra environment of each replica") Map<String, String> env,
             @Schema(description = "Estimated run time, for backfill") Long expectedDurationSeconds,
+            @Schema(minimum = "0", maximum = "" + MAX_CHECKPOINT_GRACE_SECONDS, description = "Seconds between the"
+                    + " stop notice (SIGTERM and $ALLOT_PREEMPT_NOTICE_FILE) and the SIGKILL when the job is preempted"
+                    + " or drained, to checkpoint in; default the scheduler's (30 s)") Integer checkpointGraceSeconds,
             @Schema(description = "Defaults to the X-Allot-Submitter header, else anonymous") String submitter,
             @Schema(description = "Client-chosen job id (1-128 of [A-Za-z0-9._:-]); a UUID when absent") String id) {
     }
@@ -166,6 +175,7 @@ public class JobResource {
         Long priority = json.whole("priority", Integer.MIN_VALUE, Integer.MAX_VALUE);
         Map<String, String> env = json.stringMap("env");
         Long expected = json.whole("expectedDurationSeconds", 0, Long.MAX_VALUE / 1000);
+        Long grace = json.whole("checkpointGraceSeconds", 0, MAX_CHECKPOINT_GRACE_SECONDS);
         String submitter = json.text("submitter");
         if (submitter == null || submitter.isBlank()) {
             submitter = submitterHeader == null || submitterHeader.isBlank() ? "anonymous" : submitterHeader;
@@ -183,6 +193,7 @@ public class JobResource {
                 .setCommand(command)
                 .setEnv(env == null ? Map.of() : env)
                 .setExpectedDurationSeconds(expected)
+                .setCheckpointGraceSeconds(grace == null ? null : grace.intValue())
                 .setSubmittedAt(Instant.now())
                 .build();
     }

@@ -139,6 +139,7 @@ public final class JobRecord {
             view.put("priority", submission.getPriority());
             view.put("command", List.copyOf(submission.getCommand()));
             view.put("expectedDurationSeconds", submission.getExpectedDurationSeconds());
+            view.put("checkpointGraceSeconds", submission.getCheckpointGraceSeconds());
         } else if (placement != null) {
             view.put("gpus", placement.getAssignments().stream().mapToInt(a -> a.getGpuIndices().size()).sum());
         }

@@ -16,7 +16,8 @@ import java.util.Properties;
 
 /**
  * The processes one node's agent started, on disk, so that a restarted agent can find and fence them.
- * One small properties file per replica, written at start (and when usage is reported), removed at exit.
+ * One small properties file per replica, written at start (and when usage is reported), removed at exit,
+ * and beside it the exit file its {@link Supervisor} writes when the command ends.
  */
 public final class ProcessLedger {
 
@@ -57,8 +58,10 @@ public final class ProcessLedger {
         }
     }
 
+    /** Removes the replica's entry and its exit file: its exit has been reported. */
     public void forget(String jobId, int replicaIndex) {
         try {
+            Files.deleteIfExists(exitFile(jobId, replicaIndex));
             Files.deleteIfExists(file(jobId, replicaIndex));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -89,7 +92,16 @@ public final class ProcessLedger {
         return entries;
     }
 
+    /** Where the replica's {@link Supervisor} records its command's exit status, next to the entry. */
+    public Path exitFile(String jobId, int replicaIndex) {
+        return dir.resolve(safe(jobId) + ".r" + replicaIndex + ".exit");
+    }
+
     private Path file(String jobId, int replicaIndex) {
-        return dir.resolve(jobId.replaceAll("[^A-Za-z0-9._-]", "_") + ".r" + replicaIndex + ".properties");
+        return dir.resolve(safe(jobId) + ".r" + replicaIndex + ".properties");
+    }
+
+    private static String safe(String jobId) {
+        return jobId.replaceAll("[^A-Za-z0-9._-]", "_");
     }
 }

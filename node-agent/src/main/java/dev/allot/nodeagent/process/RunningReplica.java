@@ -15,6 +15,9 @@ public final class RunningReplica {
     private final Instant startedAt;
     private final UsageMeter usage;
     private final Path checkpointDir;
+    private final Path exitFile;
+    /** What a stop signalled (the tree when it was signalled): the exit is reported once all of it is gone. */
+    private final java.util.List<ProcessHandle> signalled = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile FileTime lastCheckpointMarker;
     private FileTime emptyMarkerAt;
     private volatile boolean stopRequested;
@@ -24,7 +27,8 @@ public final class RunningReplica {
     private final java.util.concurrent.CompletableFuture<Void> exitReported = new java.util.concurrent.CompletableFuture<>();
 
     public RunningReplica(ReplicaKey key, StartJob command, Process process, Instant startedAt, Path checkpointDir,
-                          FileTime markerAtStart) {
+                          FileTime markerAtStart, Path exitFile) {
+        this.exitFile = exitFile;
         this.key = key;
         this.command = command;
         this.process = process;
@@ -60,6 +64,37 @@ public final class RunningReplica {
 
     public Path checkpointMarker() {
         return checkpointDir.resolve("checkpoint");
+    }
+
+    /** The notice a stop writes before its SIGTERM ({@code ALLOT_PREEMPT_NOTICE_FILE}). */
+    public Path noticeFile() {
+        return noticeFile(checkpointDir);
+    }
+
+    public static Path noticeFile(Path checkpointDir) {
+        return checkpointDir.resolve("preempt-notice");
+    }
+
+    /** Where the supervisor records the command's exit status. */
+    public Path exitFile() {
+        return exitFile;
+    }
+
+    /** True once the supervisor recorded that the command ended (by itself, if no stop signalled it yet). */
+    public boolean commandEnded() {
+        return java.nio.file.Files.exists(exitFile);
+    }
+
+    public void signalled(java.util.List<ProcessHandle> tree) {
+        tree.forEach(p -> {
+            if (!signalled.contains(p)) {
+                signalled.add(p);
+            }
+        });
+    }
+
+    public java.util.List<ProcessHandle> signalled() {
+        return java.util.List.copyOf(signalled);
     }
 
     /** True when the marker's modification time differs from the last one seen; remembers the new one. */
