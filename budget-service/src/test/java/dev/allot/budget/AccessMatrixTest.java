@@ -2,17 +2,14 @@ package dev.allot.budget;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
 import dev.allot.schemas.JobCancelRequested;
 import dev.allot.schemas.JobRequest;
 import dev.allot.schemas.JobSubmitted;
-import dev.allot.schemas.catalogue.Topic;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfraTestResource;
 import dev.allot.testsupport.TestTokens;
-import dev.allot.testsupport.Tail;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
@@ -24,23 +21,22 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
-import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
 /**
  * Who may do what, on the real service, broker and registry: every endpoint x every kind of caller, and
- * nothing in the log for what was refused. Each caller gets a tree of its own, so one caller's allowed
- * writes do not change what the next one finds:
+ * nothing in the log for what was refused. One tree; each caller gets targets of its own where an allowed
+ * write would change what the next caller finds:
  *
  * <pre>
  * T            owners [anna]                  (anna: owner of an ancestor)
  * T/A          owners [olga]                  (olga: owner of the account)
  * T/A/team     members [group:G]              (mia, max: members through group G)
- * T/A/old      (to be removed)
+ * T/A/old-X    (one per caller X, to be removed)
  * T/B          owners [sam]                   (sam: owner of a sibling)
  * T/B/team     members [otto]                 (otto: member of another team)
- * jobs: mia's and max's, charged to T/A/team
+ * jobs: mia's and max's (one each per caller), charged to T/A/team
  * </pre>
  */
 @QuarkusTest
@@ -51,10 +47,18 @@ class AccessMatrixTest {
     private static final List<String> CALLERS = List.of("anonymous", "member", "otherMember", "owner",
             "ancestorOwner", "siblingOwner", "operator", "admin");
 
-    /** One caller's tree, and its token (null: anonymous). */
+    /**
+     * One caller in the shared tree: its token (null: anonymous) and the targets of its own (mia's and max's jobs,
+     * an account to remove, names to create), so that one caller's allowed writes leave the next one's world as it
+     * was; shared targets (re-shares) are idempotent.
+     */
     private record World(String caller, String token, String root, String group, String miasJob, String maxsJob) {
         String path(String relative) {
             return relative.isEmpty() ? root : root + "/" + relative;
+        }
+
+        String own(String name) {
+            return name + "-" + caller.toLowerCase();
         }
     }
 
@@ -67,15 +71,16 @@ class AccessMatrixTest {
             new Endpoint("GET /jobs", w -> send(w).queryParam("budget", w.path("A/team")).get("/jobs").statusCode()),
             new Endpoint("GET /jobs/{mia's}", w -> send(w).get("/jobs/" + w.miasJob()).statusCode()),
             new Endpoint("GET /queue", w -> send(w).queryParam("cluster", CLUSTER).get("/queue").statusCode()),
-            new Endpoint("PUT /budgets/{new root}", w -> put(w, w.root() + "x", "{\"share\":1}")),
-            new Endpoint("PUT /budgets/T/A/new", w -> put(w, w.path("A/new"), "{\"share\":1}")),
+            new Endpoint("PUT /budgets/{new root}", w -> put(w, w.own(w.root() + "x"), "{\"share\":1}")),
+            new Endpoint("PUT /budgets/T/A/new", w -> put(w, w.path(w.own("A/new")), "{\"share\":1}")),
             new Endpoint("PUT /budgets/T/A (own share)", w -> put(w, w.path("A"), "{\"share\":2}")),
             new Endpoint("PUT /budgets/T/A/team members", w -> put(w, w.path("A/team"),
                     "{\"share\":1,\"members\":[\"group:" + w.group() + "\"]}")),
-            new Endpoint("DELETE /budgets/T/A/old", w -> send(w).delete("/budgets/" + w.path("A/old")).statusCode()),
+            new Endpoint("DELETE /budgets/T/A/old", w -> send(w).delete("/budgets/" + w.path(w.own("A/old")))
+                    .statusCode()),
             new Endpoint("PUT /budgets/T/B/team (sibling)", w -> put(w, w.path("B/team"), "{\"share\":3}")),
             new Endpoint("POST /jobs to T/A/team", w -> send(w).contentType(ContentType.JSON)
-                    .body(job(w.path("A/team"), w.root() + "-new")).post("/jobs").statusCode()),
+                    .body(job(w.path("A/team"), w.own(w.root() + "-new"))).post("/jobs").statusCode()),
             new Endpoint("DELETE /jobs/{mia's}", w -> send(w).delete("/jobs/" + w.miasJob()).statusCode()),
             new Endpoint("DELETE /jobs/{max's}", w -> send(w).delete("/jobs/" + w.maxsJob()).statusCode()));
 
@@ -100,15 +105,19 @@ class AccessMatrixTest {
     @Test
     void givenEveryKindOfCaller_whenEveryEndpointIsCalled_thenTheMatrixHolds_andNothingRefusedIsInTheLog() {
         Api.nodeOf(CLUSTER);
-        String prefix = TestLog.uniquePrefix();
+        String root = TestLog.uniquePrefix();
+        World shared = world(root, "admin");
         Map<String, World> worlds = new LinkedHashMap<>();
         for (String caller : CALLERS) {
-            worlds.put(caller, world(prefix + "-" + caller.toLowerCase(), caller));
+            World w = new World(caller, tokenOf(caller, shared.group()), root, shared.group(),
+                    root + "-mia-" + caller.toLowerCase(), root + "-max-" + caller.toLowerCase());
+            give(w);
+            worlds.put(caller, w);
         }
 
         StringBuilder actual = new StringBuilder();
         for (Endpoint endpoint : ENDPOINTS) {
-            actual.append(String.format("%-33s", endpoint.name()));
+            actual.append(String.format("%-32s", endpoint.name()));
             for (String caller : CALLERS) {
                 actual.append(' ').append(endpoint.call().apply(worlds.get(caller)));
             }
@@ -119,26 +128,39 @@ class AccessMatrixTest {
         // the log holds the setup and the allowed writes, and nothing of the refused ones
         Map<String, Integer> budgets = new TreeMap<>();
         Map<String, Integer> requests = new TreeMap<>();
+        for (String path : List.of("", "A", "A/team", "A/old", "B", "B/team")) {
+            budgets.put(shared.path(path), 1);
+        }
+        requests.put(shared.miasJob(), 1);
+        requests.put(shared.maxsJob(), 1);
         for (World w : worlds.values()) {
             boolean admin = w.caller().equals("admin");
-            boolean owner = Set.of("owner", "ancestorOwner", "admin").contains(w.caller());
+            boolean ownerOfA = Set.of("owner", "ancestorOwner", "admin").contains(w.caller());
             boolean aboveA = Set.of("ancestorOwner", "admin").contains(w.caller());
-            expect(budgets, w.root(), 1);
-            expect(budgets, w.root() + "x", admin ? 1 : 0);
-            expect(budgets, w.path("A"), 1 + (aboveA ? 1 : 0));
-            expect(budgets, w.path("A/new"), owner ? 1 : 0);
-            expect(budgets, w.path("A/team"), 1 + (owner ? 1 : 0));
-            expect(budgets, w.path("A/old"), 1 + (owner ? 1 : 0));
-            expect(budgets, w.path("B"), 1);
-            expect(budgets, w.path("B/team"), 1 + (Set.of("siblingOwner", "ancestorOwner", "admin")
+            boolean ownerOfB = Set.of("siblingOwner", "ancestorOwner", "admin").contains(w.caller());
+            budgets.merge(shared.path("A"), aboveA ? 1 : 0, Integer::sum);
+            budgets.merge(shared.path("A/team"), ownerOfA ? 1 : 0, Integer::sum);
+            budgets.merge(shared.path("B/team"), ownerOfB ? 1 : 0, Integer::sum);
+            budgets.put(w.own(root + "x"), admin ? 1 : 0);
+            budgets.put(w.path(w.own("A/new")), ownerOfA ? 1 : 0);
+            budgets.put(w.path(w.own("A/old")), 1 + (ownerOfA ? 1 : 0));
+            requests.put(w.own(root + "-new"), Set.of("member", "admin").contains(w.caller()) ? 1 : 0);
+            requests.put(w.miasJob(), 1 + (Set.of("member", "owner", "ancestorOwner", "admin")
                     .contains(w.caller()) ? 1 : 0));
-            expect(requests, w.root() + "-new", Set.of("member", "admin").contains(w.caller()) ? 1 : 0);
-            expect(requests, w.miasJob(), 1 + (Set.of("member", "owner", "ancestorOwner", "admin")
-                    .contains(w.caller()) ? 1 : 0));
-            expect(requests, w.maxsJob(), 1 + (owner ? 1 : 0));
+            requests.put(w.maxsJob(), 1 + (ownerOfA ? 1 : 0));
         }
-        assertThat(countsByKey(Topics.BUDGETS, prefix, budgets)).isEqualTo(budgets);
-        assertThat(countsByKey(Topics.JOB_REQUESTS, prefix, requests)).isEqualTo(requests);
+        assertThat(TestLog.countsByKey(Topics.BUDGETS, root, budgets)).isEqualTo(budgets);
+        assertThat(TestLog.countsByKey(Topics.JOB_REQUESTS, root, requests)).isEqualTo(requests);
+    }
+
+    /** A caller's own targets in the shared tree: an account to remove, mia's and max's jobs. */
+    private static void give(World w) {
+        Api.asAdmin().contentType(ContentType.JSON).body("{\"share\":1}").put("/budgets/" + w.path(w.own("A/old")))
+                .then().statusCode(200);
+        Api.as("mia", w.group()).contentType(ContentType.JSON).body(job(w.path("A/team"), w.miasJob()))
+                .post("/jobs").then().statusCode(202);
+        Api.as("max", w.group()).contentType(ContentType.JSON).body(job(w.path("A/team"), w.maxsJob()))
+                .post("/jobs").then().statusCode(202);
     }
 
     @Test
@@ -153,7 +175,7 @@ class AccessMatrixTest {
         tokens.put("another issuer", TestTokens.token().subject("mia").groups(w.group()).issuer("evil").sign());
         tokens.put("alg none", TestTokens.token().subject("mia").groups(w.group()).unsigned());
         tokens.put("garbage", "not-a-jwt");
-        Map<String, Integer> requests = new TreeMap<>();
+        Map<String, Integer> requests = new TreeMap<>(Map.of(w.miasJob(), 1, w.maxsJob(), 1));
         int n = 0;
         for (Map.Entry<String, String> token : tokens.entrySet()) {
             String id = w.root() + "-refused-" + n++;
@@ -170,7 +192,7 @@ class AccessMatrixTest {
                 .post("/jobs").then().statusCode(202);
         requests.put(good, 1);
         given().header("Authorization", "Basic bWlhOnNlY3JldA==").when().get("/jobs").then().statusCode(401);
-        assertThat(countsByKey(Topics.JOB_REQUESTS, w.root(), requests)).isEqualTo(requests);
+        assertThat(TestLog.countsByKey(Topics.JOB_REQUESTS, w.root(), requests)).isEqualTo(requests);
     }
 
     @Test
@@ -208,13 +230,13 @@ class AccessMatrixTest {
         given().auth().oauth2(TestTokens.user("olga")).delete("/jobs/" + w.miasJob()).then().statusCode(202);
         Map<String, Integer> requests = new TreeMap<>(Map.of(w.root() + "-claims", 0, w.root() + "-self", 1,
                 w.miasJob(), 2, w.maxsJob(), 1));
-        assertThat(countsByKey(Topics.JOB_REQUESTS, w.root(), requests)).isEqualTo(requests);
+        assertThat(TestLog.countsByKey(Topics.JOB_REQUESTS, w.root(), requests)).isEqualTo(requests);
         Map<String, Integer> budgets = new TreeMap<>();
         for (String path : List.of("", "A", "A/team", "A/old", "B", "B/team")) {
             budgets.put(w.path(path), 1);
         }
         budgets.put(w.path("A/new"), 0);
-        assertThat(countsByKey(Topics.BUDGETS, w.root(), budgets)).isEqualTo(budgets);
+        assertThat(TestLog.countsByKey(Topics.BUDGETS, w.root(), budgets)).isEqualTo(budgets);
         List<ConsumerRecord<String, JobRequest>> mine = TestLog.read(Topics.JOB_REQUESTS,
                 key -> key.equals(w.root() + "-self") || key.equals(w.miasJob()), seen -> seen.size() >= 3);
         assertThat(mine).extracting(r -> r.value().getPayload())
@@ -274,25 +296,5 @@ class AccessMatrixTest {
 
     private static void expect(Map<String, Integer> counts, String key, int count) {
         counts.put(key, count);
-    }
-
-    /** Records per key of the topic under the prefix, once the expected number arrived (keys with 0 included). */
-    private static <V extends SpecificRecord> Map<String, Integer> countsByKey(Topic<String, V> topic, String prefix,
-                                                                              Map<String, Integer> expected) {
-        int total = expected.values().stream().mapToInt(Integer::intValue).sum();
-        try (Tail<V> tail = new Tail<>(TestLog.infra(), topic)) {
-            await().atMost(Duration.ofSeconds(30)).until(() -> underPrefix(tail, prefix).size() >= total);
-            Map<String, Integer> counts = new TreeMap<>();
-            expected.keySet().forEach(key -> counts.put(key, 0));
-            underPrefix(tail, prefix).forEach(r -> counts.merge(r.key(), 1, Integer::sum));
-            return counts;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static <V extends SpecificRecord> List<ConsumerRecord<String, V>> underPrefix(Tail<V> tail, String prefix) {
-        return tail.records().stream().filter(r -> r.key() != null && r.key().startsWith(prefix)).toList();
     }
 }
