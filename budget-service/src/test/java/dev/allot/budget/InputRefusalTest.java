@@ -33,7 +33,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 class InputRefusalTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    /** HTTP/1.1: over h2c a 9 KB URI is refused by HTTP/2's header list limit (431) before the API sees it. */
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
     @TestHTTPResource("/")
     URL base;
@@ -93,13 +94,15 @@ class InputRefusalTest {
     @ParameterizedTest(name = "share {0}")
     @CsvSource({"1e308, 400", "1e-320, 400", "1000001, 400", "9e-7, 400", "1e6, 200", "1e-6, 200"})
     void givenAShare_whenItIsOutsideTheBounds_then400NamingTheShare(String share, int status) {
+        // beneath a root of its own: a root of share 1e6 would shrink every other test's roots to ~1e-6
         String org = TestLog.uniquePrefix();
-        Answer answer = send("PUT", "/budgets/" + org, "{\"share\":" + share + "}");
+        assertThat(send("PUT", "/budgets/" + org, "{\"share\":1}").status()).isEqualTo(200);
+        Answer answer = send("PUT", "/budgets/" + org + "/x", "{\"share\":" + share + "}");
         if (status == 200) {
             assertThat(answer.status()).isEqualTo(200);
         } else {
             assertRefused(answer, 400, "share");
-            Map<String, Integer> expected = new TreeMap<>(Map.of(org, 0));
+            Map<String, Integer> expected = new TreeMap<>(Map.of(org, 1, org + "/x", 0));
             assertThat(TestLog.countsByKey(Topics.BUDGETS, org, expected)).isEqualTo(expected);
         }
     }

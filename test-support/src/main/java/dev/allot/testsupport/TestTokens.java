@@ -1,8 +1,10 @@
 package dev.allot.testsupport;
 
 import java.nio.charset.StandardCharsets;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.security.KeyFactory;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
@@ -29,8 +31,8 @@ import java.util.UUID;
  * TestTokens.token().subject("x").expiresIn(Duration.ofSeconds(-60)).sign()   // an expired one
  * </pre>
  *
- * <p>The key pair lives in files named by a JVM-wide system property, so Quarkus's test class loader and the
- * application class loader (each loading this class once) sign and verify with the same key.
+ * <p>The key pair lives in files named by the process id, so Quarkus's test class loader and the application
+ * class loader (each loading this class once) sign and verify with the same key.
  */
 public final class TestTokens {
 
@@ -39,7 +41,6 @@ public final class TestTokens {
     /** The groups the budget-service reads as admin and operator (its defaults). */
     public static final String ADMIN_GROUP = "allot-admins";
     public static final String OPERATOR_GROUP = "allot-operators";
-    private static final String DIR_PROPERTY = "allot.test.jwt.dir";
 
     private TestTokens() {
     }
@@ -182,30 +183,38 @@ public final class TestTokens {
         }
     }
 
-    /** The JVM's key directory, made on first use; system properties are shared by every class loader. */
+    /**
+     * The JVM's key directory, made on first use and named by the process id, so every class loader finds the
+     * same one. No lock is shared between loaders: a loader that loses the race to create it uses the winner's.
+     */
     private static Path keyDir() {
-        synchronized (System.getProperties()) {
-            String dir = System.getProperty(DIR_PROPERTY);
-            if (dir != null) {
-                return Path.of(dir);
-            }
+        Path dir = Path.of(System.getProperty("java.io.tmpdir"), "allot-test-jwt-" + ProcessHandle.current().pid());
+        if (Files.isRegularFile(dir.resolve("public-key.pem"))) {
+            return dir;
+        }
+        try {
+            Path staging = Files.createTempDirectory(dir.getParent(), "allot-test-jwt-staging");
+            KeyPair pair = generate();
+            Files.write(staging.resolve("private-key.der"), pair.getPrivate().getEncoded());
+            String pem = "-----BEGIN PUBLIC KEY-----\n"
+                    + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                            .encodeToString(pair.getPublic().getEncoded())
+                    + "\n-----END PUBLIC KEY-----\n";
+            Files.writeString(staging.resolve("public-key.pem"), pem);
             try {
-                Path created = Files.createTempDirectory("allot-test-jwt");
-                KeyPair pair = generate();
-                Files.write(created.resolve("private-key.der"), pair.getPrivate().getEncoded());
-                String pem = "-----BEGIN PUBLIC KEY-----\n"
-                        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-                                .encodeToString(pair.getPublic().getEncoded())
-                        + "\n-----END PUBLIC KEY-----\n";
-                Files.writeString(created.resolve("public-key.pem"), pem);
-                created.toFile().deleteOnExit();
-                created.resolve("private-key.der").toFile().deleteOnExit();
-                created.resolve("public-key.pem").toFile().deleteOnExit();
-                System.setProperty(DIR_PROPERTY, created.toString());
-                return created;
-            } catch (Exception e) {
-                throw new IllegalStateException("could not make the test signing key", e);
+                Files.move(staging, dir, StandardCopyOption.ATOMIC_MOVE);
+                dir.toFile().deleteOnExit();
+                dir.resolve("private-key.der").toFile().deleteOnExit();
+                dir.resolve("public-key.pem").toFile().deleteOnExit();
+            } catch (IOException lostTheRace) {
+                // another class loader (or a stale run of a reused pid) made it first: use that one
+                Files.deleteIfExists(staging.resolve("private-key.der"));
+                Files.deleteIfExists(staging.resolve("public-key.pem"));
+                Files.deleteIfExists(staging);
             }
+            return dir;
+        } catch (IOException e) {
+            throw new IllegalStateException("could not make the test signing key", e);
         }
     }
 }
