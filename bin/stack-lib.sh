@@ -3,6 +3,8 @@
 # shellcheck shell=bash
 # shellcheck source=bin/infra-lib.sh
 source "$ALLOT_ROOT/bin/infra-lib.sh"
+# shellcheck source=bin/auth-lib.sh
+source "$ALLOT_ROOT/bin/auth-lib.sh"
 
 service_jar() { echo "$ALLOT_ROOT/$1/target/quarkus-app/quarkus-run.jar"; }
 service_url() { echo "http://127.0.0.1:$1"; }
@@ -26,12 +28,13 @@ stack_build() {
 # stack_start_service NAME MODULE PORT [extra -D options...]
 stack_start_service() {
   local name=$1 module=$2 port=$3; shift 3
-  local pidfile="$SERVICES_DIR/$name.pid"
+  local pidfile="$SERVICES_DIR/$name.pid" auth_options
   if pid_alive "$pidfile"; then info "$name already running (pid $(cat "$pidfile"))"; return 0; fi
   port_in_use "$port" && die "port $port ($name) is taken by another process; free it or set the ALLOT_*_PORT variable"
   mkdir -p "$SERVICES_DIR" "$ALLOT_HOME/$name"
   # Keep the last run's log: after a crash it is the one that says why.
   [ -s "$SERVICES_DIR/$name.log" ] && mv -f "$SERVICES_DIR/$name.log" "$SERVICES_DIR/$name.log.1"
+  mapfile -t auth_options < <(auth_service_options)
   nohup "$JAVA" -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$port" \
     -Dkafka.bootstrap.servers="127.0.0.1:$KAFKA_PORT" \
@@ -39,6 +42,7 @@ stack_start_service() {
     -Dallot.registry.url="http://127.0.0.1:$REGISTRY_PORT" \
     -Dmp.messaging.connector.smallrye-kafka.apicurio.registry.url="http://127.0.0.1:$REGISTRY_PORT/apis/registry/v3" \
     -Dallot.state-dir="$ALLOT_HOME/$name" \
+    "${auth_options[@]}" \
     "$@" -jar "$(service_jar "$module")" >"$SERVICES_DIR/$name.log" 2>&1 &
   echo $! > "$pidfile"
 }
@@ -46,6 +50,7 @@ stack_start_service() {
 stack_up() {
   local nodes=$1 gpus=$2 entry name module port
   infra_main up >/dev/null
+  auth_ensure_key
   stack_build
   for entry in $STACK; do
     IFS=: read -r name module port <<<"$entry"

@@ -36,7 +36,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class BudgetApiTest {
 
     static void put(String path, String body, int status) {
-        given().contentType(ContentType.JSON).header("X-Allot-User", "alice").body(body)
+        Api.asAdmin().contentType(ContentType.JSON).body(body)
                 .when().put("/budgets/" + path)
                 .then().statusCode(status);
     }
@@ -59,7 +59,7 @@ class BudgetApiTest {
         assertThat(teamA.getPath()).isEqualTo(org + "/vision/team-a");
         assertThat(teamA.getParent()).isEqualTo(org + "/vision");
         assertThat(teamA.getShare()).isEqualTo(1.0);
-        assertThat(teamA.getDefinedBy()).isEqualTo("alice");
+        assertThat(teamA.getDefinedBy()).isEqualTo("admin");
         try (Admin admin = TestLog.infra().admin()) {
             ConfigResource budgets = new ConfigResource(ConfigResource.Type.TOPIC, Topics.BUDGETS.name());
             Config config = admin.describeConfigs(List.of(budgets)).all().get().get(budgets);
@@ -67,17 +67,17 @@ class BudgetApiTest {
         }
 
         // read-your-writes: the 200 above means the projection already has it
-        JsonPath tree = given().when().get("/budgets").then().statusCode(200).extract().jsonPath();
+        JsonPath tree = Api.asAdmin().when().get("/budgets").then().statusCode(200).extract().jsonPath();
         Map<String, Object> root = tree.getMap("accounts.find { it.path == '" + org + "' }");
         assertThat(root).containsEntry("share", 1.0f);
-        JsonPath vision = given().when().get("/budgets/" + org + "/vision").then().statusCode(200).extract().jsonPath();
+        JsonPath vision = Api.asAdmin().when().get("/budgets/" + org + "/vision").then().statusCode(200).extract().jsonPath();
         assertThat(vision.getDouble("fractionOfParent")).isCloseTo(0.75, within(1e-6));
         assertThat(vision.getList("children.path")).containsExactly(org + "/vision/team-a", org + "/vision/team-b");
         assertThat(vision.getDouble("children[0].fractionOfParent")).isCloseTo(0.5, within(1e-6));
         // roots are siblings of each other (other tests' roots share the cluster), so go from the root's fraction
         double rootFraction = ((Number) root.get("fractionOfCluster")).doubleValue();
         assertThat(vision.getDouble("children[0].fractionOfCluster")).isCloseTo(rootFraction * 0.75 * 0.5, within(1e-6));
-        JsonPath nlp = given().when().get("/budgets/" + org + "/nlp").then().statusCode(200).extract().jsonPath();
+        JsonPath nlp = Api.asAdmin().when().get("/budgets/" + org + "/nlp").then().statusCode(200).extract().jsonPath();
         assertThat(nlp.getDouble("fractionOfParent")).isCloseTo(0.25, within(1e-6));
     }
 
@@ -90,7 +90,7 @@ class BudgetApiTest {
 
         put(org + "/a", "{\"share\":4}", 200);
 
-        given().when().get("/budgets/" + org + "/a").then().statusCode(200)
+        Api.asAdmin().when().get("/budgets/" + org + "/a").then().statusCode(200)
                 .body("share", equalTo(4.0f))
                 .body("fractionOfParent", equalTo(0.8f));
     }
@@ -98,23 +98,24 @@ class BudgetApiTest {
     @Test
     void givenAParentWithAChild_whenTheParentIsDeleted_thenConflictNamingThePath_andTheLeafCanBeDeleted() {
         String org = TestLog.uniquePrefix();
-        put(org, "{\"share\":1}", 200);
+        put(org, "{\"share\":1,\"owners\":[\"bob\"]}", 200);
         put(org + "/team", "{\"share\":1}", 200);
 
-        given().when().delete("/budgets/" + org).then().statusCode(409).body("field", equalTo("path"));
+        Api.asAdmin().when().delete("/budgets/" + org).then().statusCode(409).body("field", equalTo("path"));
 
-        given().header("X-Allot-User", "bob").when().delete("/budgets/" + org + "/team").then().statusCode(200);
+        // bob owns org: he removes what is beneath it, and the event names him
+        Api.as("bob").header("X-Allot-User", "bob").when().delete("/budgets/" + org + "/team").then().statusCode(200);
         List<ConsumerRecord<String, BudgetEvent>> log = TestLog.read(Topics.BUDGETS,
                 key -> key.equals(org + "/team"), seen -> seen.size() >= 2);
         BudgetRemoved removed = (BudgetRemoved) log.get(1).value().getPayload();
         assertThat(removed.getPath()).isEqualTo(org + "/team");
         assertThat(removed.getRemovedBy()).isEqualTo("bob");
-        given().when().get("/budgets/" + org + "/team").then().statusCode(404).body("field", equalTo("path"));
-        given().when().get("/budgets").then().body("accounts.path", hasItem(org))
+        Api.asAdmin().when().get("/budgets/" + org + "/team").then().statusCode(404).body("field", equalTo("path"));
+        Api.asAdmin().when().get("/budgets").then().body("accounts.path", hasItem(org))
                 .body("accounts.find { it.path == '" + org + "' }.children", equalTo(List.of()));
 
-        given().when().delete("/budgets/" + org).then().statusCode(200);
-        given().when().get("/budgets").then().body("accounts.path", not(hasItem(org)));
+        Api.asAdmin().when().delete("/budgets/" + org).then().statusCode(200);
+        Api.asAdmin().when().get("/budgets").then().body("accounts.path", not(hasItem(org)));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -139,7 +140,7 @@ class BudgetApiTest {
         String org = TestLog.uniquePrefix();
         put(org, "{\"share\":1}", 200);
 
-        given().contentType(ContentType.JSON).body(body.replace("{org}", org))
+        Api.asAdmin().contentType(ContentType.JSON).body(body.replace("{org}", org))
                 .urlEncodingEnabled(false)
                 .when().put("/budgets/" + path.replace("{org}", org).replace(" ", "%20"))
                 .then().statusCode(status)
@@ -149,7 +150,7 @@ class BudgetApiTest {
 
     @Test
     void givenAnUnknownAccount_whenItIsDeleted_thenNotFoundNamingThePath() {
-        given().when().delete("/budgets/" + TestLog.uniquePrefix()).then().statusCode(404).body("field", equalTo("path"));
+        Api.asAdmin().when().delete("/budgets/" + TestLog.uniquePrefix()).then().statusCode(404).body("field", equalTo("path"));
     }
 
     @Test

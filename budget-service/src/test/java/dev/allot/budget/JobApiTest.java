@@ -50,9 +50,16 @@ class JobApiTest {
     void defineATeam() {
         String org = TestLog.uniquePrefix();
         team = org + "/team-a";
-        BudgetApiTest.put(org, "{\"share\":1}", 200);
-        BudgetApiTest.put(team, "{\"share\":1}", 200);
+        // dave owns the org (may cancel any job beneath it), carol is a member of the team (submits to it)
+        BudgetApiTest.put(org, "{\"share\":1,\"owners\":[\"dave\"]}", 200);
+        BudgetApiTest.put(team, "{\"share\":1,\"members\":[\"carol\"]}", 200);
+        if (!localNodeKnown) {
+            Api.nodeOf("local");
+            localNodeKnown = true;
+        }
     }
+
+    private static boolean localNodeKnown;
 
     private String job(String extra) {
         return "{\"budget\":\"" + team + "\",\"cluster\":\"local\",\"replicas\":1,\"gpusPerReplica\":2,"
@@ -60,7 +67,7 @@ class JobApiTest {
     }
 
     private static String submit(String body) {
-        return given().contentType(ContentType.JSON).header("X-Allot-Submitter", "carol").body(body)
+        return Api.as("carol").contentType(ContentType.JSON).header("X-Allot-Submitter", "carol").body(body)
                 .when().post("/jobs")
                 .then().statusCode(202).body("id", not(emptyOrNullString()))
                 .extract().path("id");
@@ -88,7 +95,7 @@ class JobApiTest {
         assertThat(submitted.getCheckpointGraceSeconds()).isEqualTo(120);
         assertThat(submitted.getSubmitter()).isEqualTo("carol");
 
-        given().when().get("/jobs/" + id).then().statusCode(200)
+        Api.asAdmin().when().get("/jobs/" + id).then().statusCode(200)
                 .body("state", equalTo("WAITING"))
                 .body("seenByScheduler", equalTo(false))
                 .body("budget", equalTo(team))
@@ -102,13 +109,14 @@ class JobApiTest {
         String id = "job-" + UUID.randomUUID();
         assertThat(submit(job(",\"id\":\"" + id + "\""))).isEqualTo(id);
 
-        given().contentType(ContentType.JSON).body(job(",\"id\":\"" + id + "\"")).when().post("/jobs")
+        Api.asAdmin().contentType(ContentType.JSON).body(job(",\"id\":\"" + id + "\"")).when().post("/jobs")
                 .then().statusCode(409).body("field", equalTo("id"));
     }
 
     @Test
     void givenTheSchedulersQueueSnapshot_whenAJobIsAsked_thenItsPositionAndReasonAreInTheAnswer() {
         String cluster = TestLog.uniquePrefix();
+        Api.nodeOf(cluster);
         String waiting = submit(job("").replace("\"cluster\":\"local\"", "\"cluster\":\"" + cluster + "\""));
         String unlisted = submit(job("").replace("\"cluster\":\"local\"", "\"cluster\":\"" + cluster + "\""));
         // the scheduler has published the queue: the first job third in line, the second past the snapshot's end
@@ -120,12 +128,12 @@ class JobApiTest {
                         .setProtectedUntil(null).build()))
                 .build());
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/jobs/" + waiting).then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/jobs/" + waiting).then()
                 .statusCode(200)
                 .body("queue.position", equalTo(3))
                 .body("queue.reason", equalTo("position 3: lab/team-b ranks ahead (ratio 0.1)"))
                 .body("queue.accountsAhead[0].account", equalTo("lab/team-b")));
-        given().when().get("/jobs/" + unlisted).then().statusCode(200).body("state", equalTo("WAITING"))
+        Api.asAdmin().when().get("/jobs/" + unlisted).then().statusCode(200).body("state", equalTo("WAITING"))
                 .body("queue", org.hamcrest.Matchers.nullValue());
     }
 
@@ -150,16 +158,16 @@ class JobApiTest {
                                                                   String field) {
         String body = job("").replace(from.strip(), to == null ? "" : to.strip());
 
-        given().contentType(ContentType.JSON).body(body).when().post("/jobs")
+        Api.asAdmin().contentType(ContentType.JSON).body(body).when().post("/jobs")
                 .then().statusCode(status).body("field", equalTo(field));
     }
 
     @Test
     void givenABudgetTheTreeDoesNotHave_whenAJobIsPosted_then422NamingTheBudget() {
-        given().contentType(ContentType.JSON).body(job("").replace(team, team + "-ghost")).when().post("/jobs")
+        Api.asAdmin().contentType(ContentType.JSON).body(job("").replace(team, team + "-ghost")).when().post("/jobs")
                 .then().statusCode(422).body("field", equalTo("budget"));
         // an inner account is not a leaf: jobs are charged to leaves
-        given().contentType(ContentType.JSON).body(job("").replace(team, team.substring(0, team.indexOf('/'))))
+        Api.asAdmin().contentType(ContentType.JSON).body(job("").replace(team, team.substring(0, team.indexOf('/'))))
                 .when().post("/jobs")
                 .then().statusCode(422).body("field", equalTo("budget"));
     }
@@ -169,7 +177,7 @@ class JobApiTest {
         String id = submit(job(""));
         Instant t0 = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS); // timestamp-millis on the wire
         publish(id, JobState.WAITING, t0, new JobAccepted(team, "local", ChargeMode.ALLOCATED, t0));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/jobs/" + id).then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/jobs/" + id).then()
                 .body("seenByScheduler", equalTo(true)).body("state", equalTo("WAITING")));
 
         Instant protectedUntil = t0.plusSeconds(60);
@@ -178,7 +186,7 @@ class JobApiTest {
                 .setChargeMode(ChargeMode.ALLOCATED).setProtectedUntil(protectedUntil).setAttempt(1)
                 .setExplanation("rank 1").build());
         publish(id, null, t0.plusMillis(20), new JobStarted("node-1", 3L, 0, 4242L));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/jobs/" + id).then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/jobs/" + id).then()
                 .body("state", equalTo("RUNNING"))
                 .body("placement.assignments[0].nodeId", equalTo("node-1"))
                 .body("placement.assignments[0].gpuIndices", equalTo(List.of(2, 3)))
@@ -192,7 +200,7 @@ class JobApiTest {
         publish(id, JobState.WAITING, t0.plusMillis(40), new JobRequeued(t0, 1, "preempted"));
         publish(id, JobState.COMPLETED, t0.plusMillis(50), new JobCompleted(120.0));
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/jobs/" + id).then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/jobs/" + id).then()
                 .body("state", equalTo("COMPLETED"))
                 .body("protectedUntil", equalTo(null))
                 .body("preemptions[0].preemptorJobId", equalTo("job-b"))
@@ -212,11 +220,11 @@ class JobApiTest {
         publish(id, JobState.REJECTED, Instant.now(), new dev.allot.schemas.JobRejected(
                 "8 GPUs per replica but the largest node of local has 4", "gpusPerReplica"));
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/jobs/" + id).then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/jobs/" + id).then()
                 .body("state", equalTo("REJECTED"))
                 .body("rejection.field", equalTo("gpusPerReplica"))
                 .body("rejection.reason", equalTo("8 GPUs per replica but the largest node of local has 4")));
-        given().when().delete("/jobs/" + id).then().statusCode(409).body("field", equalTo("id"));
+        Api.asAdmin().when().delete("/jobs/" + id).then().statusCode(409).body("field", equalTo("id"));
     }
 
     @Test
@@ -225,27 +233,27 @@ class JobApiTest {
         String second = submit(job(""));
         publish(second, JobState.RUNNING, Instant.now(), new JobStarted("node-1", 1L, 0, null));
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().queryParam("budget", team)
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().queryParam("budget", team)
                 .when().get("/jobs").then().statusCode(200)
                 .body("count", equalTo(2))
                 .body("jobs.id", org.hamcrest.Matchers.containsInAnyOrder(first, second))
                 .body("jobs.find { it.id == '" + second + "' }.state", equalTo("RUNNING")));
-        given().queryParam("budget", team).queryParam("state", "WAITING").when().get("/jobs").then()
+        Api.asAdmin().queryParam("budget", team).queryParam("state", "WAITING").when().get("/jobs").then()
                 .body("jobs.id", equalTo(List.of(first)));
-        given().queryParam("state", "SLEEPING").when().get("/jobs").then().statusCode(400)
+        Api.asAdmin().queryParam("state", "SLEEPING").when().get("/jobs").then().statusCode(400)
                 .body("field", equalTo("state"));
     }
 
     @Test
     void givenAnUnknownJob_whenItIsRead_then404() {
-        given().when().get("/jobs/" + UUID.randomUUID()).then().statusCode(404).body("field", equalTo("id"));
+        Api.asAdmin().when().get("/jobs/" + UUID.randomUUID()).then().statusCode(404).body("field", equalTo("id"));
     }
 
     @Test
     void givenAWaitingJob_whenItIsDeleted_thenJobCancelRequestedIsOnJobRequests() {
         String id = submit(job(""));
 
-        given().header("X-Allot-Submitter", "dave").when().delete("/jobs/" + id + "?reason=typo")
+        Api.as("dave").when().delete("/jobs/" + id + "?reason=typo")
                 .then().statusCode(202).body("cancelRequested", equalTo(true));
 
         List<ConsumerRecord<String, JobRequest>> log = TestLog.read(Topics.JOB_REQUESTS, id::equals,
@@ -254,7 +262,7 @@ class JobApiTest {
         assertThat(cancel.getJobId()).isEqualTo(id);
         assertThat(cancel.getRequestedBy()).isEqualTo("dave");
         assertThat(cancel.getReason()).isEqualTo("typo");
-        JsonPath view = given().when().get("/jobs/" + id).then().statusCode(200).extract().jsonPath();
+        JsonPath view = Api.asAdmin().when().get("/jobs/" + id).then().statusCode(200).extract().jsonPath();
         assertThat(view.getBoolean("cancelRequested")).isTrue();
     }
 

@@ -53,11 +53,11 @@ class ProjectionApiTest {
                                 .setAccountsAhead(List.of()).setProtectedUntil(protectedUntil).build()))
                 .build();
 
-        given().queryParam("cluster", cluster).when().get("/queue").then().statusCode(200)
+        Api.asAdmin().queryParam("cluster", cluster).when().get("/queue").then().statusCode(200)
                 .body("entries.size()", equalTo(0)).body("at", equalTo(null));
         TestLog.publish(Topics.QUEUE_STATUS, cluster, snapshot);
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().queryParam("cluster", cluster)
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().queryParam("cluster", cluster)
                 .when().get("/queue").then().statusCode(200)
                 .body("cluster", equalTo(cluster))
                 .body("entries.jobId", equalTo(List.of("w1", "r1")))
@@ -75,17 +75,17 @@ class ProjectionApiTest {
         // as after compaction of the budgets topic, or from another budget-service instance
         String org = TestLog.uniquePrefix();
         TestLog.publish(Topics.BUDGETS, org + "/team", budgetDefined(org + "/team", org, 2));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/budgets").then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/budgets").then()
                 .body("orphans", hasItem(org + "/team")));
 
         TestLog.publish(Topics.BUDGETS, org, budgetDefined(org, null, 1));
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/budgets/" + org).then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/budgets/" + org).then()
                 .statusCode(200)
                 .body("children[0].path", equalTo(org + "/team"))
                 .body("children[0].share", equalTo(2.0f))
                 .body("children[0].fractionOfParent", equalTo(1.0f)));
-        given().when().get("/budgets").then().body("orphans", not(
+        Api.asAdmin().when().get("/budgets").then().body("orphans", not(
                 hasItem(org + "/team")));
         // validation uses what the log said: the parent defined elsewhere is known
         BudgetApiTest.put(org + "/team/sub", "{\"share\":1}", 200);
@@ -101,7 +101,7 @@ class ProjectionApiTest {
 
     @Test
     void givenNoCluster_whenTheQueueIsRead_thenA400NamesTheCluster() {
-        given().when().get("/queue").then().statusCode(400).body("field", equalTo("cluster"));
+        Api.asAdmin().when().get("/queue").then().statusCode(400).body("field", equalTo("cluster"));
     }
 
     @Test
@@ -126,7 +126,7 @@ class ProjectionApiTest {
                 .setEntitledGpuSeconds(null).setRatio(null).build());
 
         await().atMost(Duration.ofSeconds(20)).ignoreExceptions().untilAsserted(() -> {
-            JsonPath a = given().when().get("/budgets/" + org + "/a").then().statusCode(200).extract().jsonPath();
+            JsonPath a = Api.asAdmin().when().get("/budgets/" + org + "/a").then().statusCode(200).extract().jsonPath();
             double fraction = a.getDouble("fractionOfCluster");
             assertThat(a.getInt("entitlement['" + cluster + "'].capacityGpus")).isEqualTo(12);
             assertThat(a.getDouble("entitlement['" + cluster + "'].gpus")).isCloseTo(fraction * 12, within(1e-4));
@@ -136,7 +136,7 @@ class ProjectionApiTest {
             assertThat(a.getDouble("usage['" + cluster + "'].ratio")).isCloseTo(0.5, within(1e-9));
 
             // no entitlement from the accounting-service: today's entitlement over the 7-day window
-            JsonPath b = given().when().get("/budgets/" + org + "/b").then().statusCode(200).extract().jsonPath();
+            JsonPath b = Api.asAdmin().when().get("/budgets/" + org + "/b").then().statusCode(200).extract().jsonPath();
             double entitledHours = b.getDouble("fractionOfCluster") * 12 * 7 * 24;
             assertThat(b.getDouble("usage['" + cluster + "'].entitledGpuHours")).isCloseTo(entitledHours, within(1e-3));
             assertThat(b.getDouble("usage['" + cluster + "'].ratio")).isCloseTo(1.0 / entitledHours, within(1e-6));
@@ -144,7 +144,7 @@ class ProjectionApiTest {
             assertThat(a.getDouble("fractionOfCluster")).isCloseTo(3 * b.getDouble("fractionOfCluster"),
                     withinPercentage(0.001));
         });
-        given().when().get("/budgets").then().body("clusters['" + cluster + "']", equalTo(12));
+        Api.asAdmin().when().get("/budgets").then().body("clusters['" + cluster + "']", equalTo(12));
     }
 
     @Test
@@ -170,7 +170,7 @@ class ProjectionApiTest {
 
         TestLog.publish(Topics.QUEUE_STATUS, cluster, QueueSnapshot.newBuilder().setCluster(cluster)
                 .setAt(Instant.now()).setEntries(List.of()).build());
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().queryParam("cluster", cluster)
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().queryParam("cluster", cluster)
                 .when().get("/queue").then().body("at", org.hamcrest.Matchers.notNullValue()));
         given().when().get("/q/metrics").then().statusCode(200)
                 .body(org.hamcrest.Matchers.containsString("allot_dead_letters_total"));

@@ -53,6 +53,25 @@ public final class TestLog {
         }
     }
 
+    /**
+     * Records per key of the topic among the keys under {@code prefix}, once as many arrived as {@code expected}
+     * sums to; every expected key is in the answer (0 when absent), and so is any key not expected.
+     */
+    public static <V extends SpecificRecord> java.util.Map<String, Integer> countsByKey(Topic<String, V> topic,
+            String prefix, java.util.Map<String, Integer> expected) {
+        int total = expected.values().stream().mapToInt(Integer::intValue).sum();
+        try (Tail<V> tail = new Tail<>(infra(), topic)) {
+            await().atMost(Duration.ofSeconds(30)).until(() -> matching(tail, k -> k.startsWith(prefix)).size() >= total);
+            java.util.Map<String, Integer> counts = new java.util.TreeMap<>();
+            expected.keySet().forEach(key -> counts.put(key, 0));
+            matching(tail, k -> k.startsWith(prefix)).forEach(r -> counts.merge(r.key(), 1, Integer::sum));
+            return counts;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     public static String uniquePrefix() {
         return "t" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     }

@@ -2,6 +2,7 @@ package dev.allot.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.allot.testsupport.TestTokens;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -10,15 +11,26 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 
-/** The budget-service's public API, as a person's script would call it. */
+/** The budget-service's public API, as a person's script would call it, with a bearer token (an admin's by default). */
 final class AllotApi {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private final String baseUrl;
+    private final String token;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     AllotApi(String baseUrl) {
+        this(baseUrl, TestTokens.admin());
+    }
+
+    private AllotApi(String baseUrl, String token) {
         this.baseUrl = baseUrl;
+        this.token = token;
+    }
+
+    /** The same API called as another user. */
+    AllotApi as(String user, String... groups) {
+        return new AllotApi(baseUrl, TestTokens.user(user, groups));
     }
 
     Response putBudget(String path, double share) {
@@ -64,7 +76,8 @@ final class AllotApi {
     Response send(String method, String path, Object body) {
         try {
             HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl + path))
-                    .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json");
+                    .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer " + token);
             request.method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                     : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body)));
             HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());

@@ -66,6 +66,9 @@ final class AllotSystem implements AutoCloseable {
         CompletableFuture.allOf(all.stream()
                 .map(s -> CompletableFuture.runAsync(() -> s.awaitReady(Duration.ofMinutes(3))))
                 .toArray(CompletableFuture[]::new)).join();
+        // the budget-service refuses jobs for a cluster it knows no node of: wait for the agent's registrations
+        org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(1))
+                .until(() -> system.api.budgets().path("clusters").has(cluster));
         return system;
     }
 

@@ -40,7 +40,9 @@ final class ServiceProcess implements AutoCloseable {
     static ServiceProcess of(String module, String bootstrap, String registryUrl, Path stateDir,
                              Map<String, String> properties) throws IOException {
         Path root = Path.of(System.getProperty("allot.root", "..")).toAbsolutePath().normalize();
-        Path jar = root.resolve(module).resolve("target/quarkus-app/quarkus-run.jar");
+        // -Dallot.e2e.jar.<module>=... runs another build of a module (e.g. a benchmark's baseline)
+        Path jar = Path.of(System.getProperty("allot.e2e.jar." + module,
+                root.resolve(module).resolve("target/quarkus-app/quarkus-run.jar").toString()));
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: package the services first (bin/allot test builds"
                     + " every module before this one)");
@@ -56,6 +58,8 @@ final class ServiceProcess implements AutoCloseable {
                 "-Dallot.registry.url=" + registryUrl,
                 "-Dmp.messaging.connector.smallrye-kafka.apicurio.registry.url=" + registryUrl + "/apis/registry/v3",
                 "-Dallot.state-dir=" + stateDir));
+        // every service trusts test-support's tokens (the budget-service's API needs one)
+        dev.allot.testsupport.TestTokens.serviceConfig().forEach((key, value) -> command.add("-D" + key + "=" + value));
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
         command.addAll(List.of("-jar", jar.toString()));
         Path logDir = Files.createDirectories(Path.of("target/e2e-logs"));

@@ -12,6 +12,11 @@ public class ApiException extends RuntimeException {
         this.violation = violation;
     }
 
+    /** For {@code Optional<Violation>.ifPresent(ApiException::raise)}. */
+    public static void raise(Violation violation) {
+        throw new ApiException(violation);
+    }
+
     public Violation violation() {
         return violation;
     }

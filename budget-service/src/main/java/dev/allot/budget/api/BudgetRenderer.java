@@ -55,6 +55,8 @@ final class BudgetRenderer {
         body.put("fractionOfCluster", fraction);
         body.put("effectiveAt", account.effectiveAt() == null ? null : account.effectiveAt().toString());
         body.put("definedBy", account.definedBy());
+        body.put("owners", account.owners());
+        body.put("members", account.members());
 
         Map<String, Usage> usage = view.usage().byCluster(path);
         Map<String, Object> entitlement = new LinkedHashMap<>();

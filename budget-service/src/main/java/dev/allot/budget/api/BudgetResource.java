@@ -1,10 +1,17 @@
 package dev.allot.budget.api;
 
 import dev.allot.budget.LogView;
+import dev.allot.budget.auth.AccessPolicy;
+import dev.allot.budget.auth.Authentication;
+import dev.allot.budget.auth.Caller;
+import dev.allot.budget.auth.Principals;
 import dev.allot.budget.kafka.EventPublisher;
 import dev.allot.budget.kafka.KafkaSettings;
 import dev.allot.budget.kafka.LogProjector;
+import dev.allot.budget.tree.Account;
+import dev.allot.budget.tree.BudgetPath;
 import dev.allot.budget.tree.BudgetRules;
+import dev.allot.budget.tree.BudgetTree;
 import dev.allot.budget.tree.Violation;
 import dev.allot.schemas.BudgetDefined;
 import dev.allot.schemas.BudgetEvent;
@@ -24,12 +31,15 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.eclipse.microprofile.openapi.annotations.Operation;
 import org.eclipse.microprofile.openapi.annotations.media.Content;
@@ -70,13 +80,22 @@ public class BudgetResource {
     @Inject
     MeterRegistry metrics;
 
+    @Inject
+    Authentication authentication;
+
     /** The body of a PUT, for the OpenAPI document (the body is read field by field, see JsonBody). */
     @Schema(name = "ShareRequest")
     public record ShareRequest(
-            @Schema(required = true, description = "Weight among siblings, finite and > 0", example = "1") double share,
+            @Schema(required = true, description = "Weight among siblings, " + BudgetRules.MIN_SHARE + " to "
+                    + BudgetRules.MAX_SHARE, example = "1") double share,
             @Schema(description = "Optional; must equal the path without its last segment (null for a root)")
             String parent,
-            @Schema(description = "Who makes the change; defaults to the X-Allot-User header") String definedBy) {
+            @Schema(description = "Who may change the accounts beneath this one: user names or group:NAME;"
+                    + " kept as they are when absent") List<String> owners,
+            @Schema(description = "Who may submit jobs charged to this account's leaves: user names or group:NAME;"
+                    + " kept as they are when absent") List<String> members,
+            @Schema(description = "Optional; must be the caller's own name (the token's): it is what is recorded")
+            String definedBy) {
     }
 
     private static final ReentrantLock WRITES = new ReentrantLock();
@@ -107,23 +126,30 @@ public class BudgetResource {
                            @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
                                    schema = @Schema(implementation = ShareRequest.class),
                                    example = "{\"share\": 1}")) String body) {
+        Caller caller = authentication.caller();
         JsonBody json = JsonBody.parse(body);
+        AccessPolicy.claimedName(caller, USER_HEADER, user).ifPresent(ApiException::raise);
+        AccessPolicy.claimedName(caller, "definedBy", json.text("definedBy")).ifPresent(ApiException::raise);
         Double share = json.number("share");
         boolean parentGiven = json.present("parent");
         String declaredParent = json.text("parent");
-        String definedBy = json.has("definedBy") ? json.text("definedBy") : user;
-        return write(path, tree -> BudgetRules.checkDefine(tree, path, share, share != null, declaredParent,
-                parentGiven), () -> {
+        List<String> owners = principals(json, "owners");
+        List<String> members = principals(json, "members");
+        return write(path, caller, tree -> BudgetRules.checkDefine(tree, path, share, share != null, declaredParent,
+                parentGiven), tree -> {
             Instant now = Instant.now();
+            Optional<Account> current = tree.account(path);
             return BudgetEvent.newBuilder()
                     .setEventId(UUID.randomUUID().toString())
                     .setOccurredAt(now)
                     .setPayload(BudgetDefined.newBuilder()
                             .setPath(path)
-                            .setParent(dev.allot.budget.tree.BudgetPath.parentOf(path))
+                            .setParent(BudgetPath.parentOf(path))
                             .setShare(share)
                             .setEffectiveAt(now)
-                            .setDefinedBy(definedBy)
+                            .setDefinedBy(caller.name())
+                            .setOwners(owners != null ? owners : current.map(Account::owners).orElse(List.of()))
+                            .setMembers(members != null ? members : current.map(Account::members).orElse(List.of()))
                             .build())
                     .build();
         }, "define");
@@ -133,18 +159,36 @@ public class BudgetResource {
     @Path("/{path: .+}")
     @Operation(summary = "Remove an account; it must have no children")
     public Response remove(@PathParam("path") String path, @HeaderParam(USER_HEADER) String user) {
-        return write(path, tree -> BudgetRules.checkRemove(tree, path), () -> {
+        Caller caller = authentication.caller();
+        AccessPolicy.claimedName(caller, USER_HEADER, user).ifPresent(ApiException::raise);
+        return write(path, caller, tree -> BudgetRules.checkRemove(tree, path), tree -> {
             Instant now = Instant.now();
             return BudgetEvent.newBuilder()
                     .setEventId(UUID.randomUUID().toString())
                     .setOccurredAt(now)
-                    .setPayload(BudgetRemoved.newBuilder().setPath(path).setEffectiveAt(now).setRemovedBy(user).build())
+                    .setPayload(BudgetRemoved.newBuilder().setPath(path).setEffectiveAt(now).setRemovedBy(caller.name()).build())
                     .build();
         }, "remove");
     }
 
-    private Response write(String path, java.util.function.Function<dev.allot.budget.tree.BudgetTree,
-            java.util.Optional<Violation>> rules, java.util.function.Supplier<BudgetEvent> event, String kind) {
+    /** The owners or members of a PUT, null when the body leaves them as they are. */
+    private static List<String> principals(JsonBody json, String field) {
+        List<String> entries = json.strings(field);
+        if (entries == null) {
+            return null;
+        }
+        Principals.problem(entries).ifPresent(problem -> {
+            throw JsonBody.bad(field, field + ": " + problem);
+        });
+        return Principals.distinct(entries);
+    }
+
+    /** Path syntax (400), then who may (403), then the tree's rules; only then is anything written. */
+    private Response write(String path, Caller caller, Function<BudgetTree, Optional<Violation>> rules,
+                           Function<BudgetTree, BudgetEvent> event, String kind) {
+        BudgetPath.problem(path).ifPresent(problem -> {
+            throw new ApiException(Violation.badRequest("path", "path " + problem));
+        });
         long timeoutMs = settings.writeTimeout().toMillis();
         try {
             if (!WRITES.tryLock(timeoutMs, TimeUnit.MILLISECONDS)) {
@@ -159,12 +203,12 @@ public class BudgetResource {
                 throw new ApiException(new Violation(503, "path",
                         "the budget tree is still being read from the log; retry shortly"));
             }
-            rules.apply(view.tree()).ifPresent(v -> {
-                throw new ApiException(v);
-            });
+            BudgetTree tree = view.tree();
+            AccessPolicy.mayChange(caller, tree, path).ifPresent(ApiException::raise);
+            rules.apply(tree).ifPresent(ApiException::raise);
             RecordMetadata acked;
             try {
-                acked = publisher.publish(Topics.BUDGETS, path, event.get()).get(timeoutMs, TimeUnit.MILLISECONDS);
+                acked = publisher.publish(Topics.BUDGETS, path, event.apply(tree)).get(timeoutMs, TimeUnit.MILLISECONDS);
             } catch (ExecutionException | TimeoutException e) {
                 throw new ApiException(new Violation(503, "path", "Kafka did not acknowledge the write: " + e));
             } catch (InterruptedException e) {

@@ -1,6 +1,9 @@
 package dev.allot.budget.api;
 
 import dev.allot.budget.LogView;
+import dev.allot.budget.auth.AccessPolicy;
+import dev.allot.budget.auth.Authentication;
+import dev.allot.budget.auth.Caller;
 import dev.allot.budget.jobs.JobRecord;
 import dev.allot.budget.kafka.EventPublisher;
 import dev.allot.budget.kafka.KafkaSettings;
@@ -80,6 +83,17 @@ public class JobResource {
     @Inject
     MeterRegistry metrics;
 
+    @Inject
+    Authentication authentication;
+
+    /** Limits of a submission, refused (400 naming the field) before anything is written. */
+    static final int MAX_COMMAND_ARGS = 1024;
+    static final int MAX_COMMAND_CHARS = 32 * 1024;
+    static final int MAX_ENV_ENTRIES = 256;
+    static final int MAX_ENV_CHARS = 32 * 1024;
+    static final int MAX_REASON_CHARS = 1024;
+    private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,127}");
+
     @POST
     @Blocking
     @Consumes(MediaType.APPLICATION_JSON)
@@ -92,7 +106,9 @@ public class JobResource {
                     example = "{\"budget\":\"lab/team-a\",\"cluster\":\"local\",\"replicas\":1,\"gpusPerReplica\":2,"
                             + "\"minRuntimeSeconds\":60,\"resumable\":true,\"command\":[\"sleep\",\"3\"]}"))
             String body) {
-        JobSubmitted job = readSubmission(JsonBody.parse(body), submitterHeader);
+        Caller caller = authentication.caller();
+        AccessPolicy.claimedName(caller, SUBMITTER_HEADER, submitterHeader).ifPresent(ApiException::raise);
+        JobSubmitted job = readSubmission(JsonBody.parse(body), caller);
         if (!projector.awaitCaughtUp(settings.writeTimeout())) {
             throw new ApiException(new Violation(503, "budget", "the budget tree is still being read from the log"));
         }
@@ -103,6 +119,12 @@ public class JobResource {
         if (!tree.children(job.getBudget()).isEmpty()) {
             throw new ApiException(Violation.unprocessable("budget", "jobs are charged to a leaf; '" + job.getBudget()
                     + "' has children " + tree.children(job.getBudget())));
+        }
+        AccessPolicy.maySubmit(caller, tree, job.getBudget()).ifPresent(ApiException::raise);
+        if (!view.capacity().knows(job.getCluster())) {
+            throw new ApiException(Violation.unprocessable("cluster", "no node of cluster '" + job.getCluster()
+                    + "' is known, so no scheduler would place the job; known clusters: "
+                    + view.capacity().gpusPerCluster().keySet()));
         }
         if (view.jobs().exists(job.getJobId())) {
             throw new ApiException(Violation.conflict("id", "job id '" + job.getJobId() + "' is already taken"));
@@ -145,11 +167,11 @@ public class JobResource {
             @Schema(minimum = "0", maximum = "" + MAX_CHECKPOINT_GRACE_SECONDS, description = "Seconds between the"
                     + " stop notice (SIGTERM and $ALLOT_PREEMPT_NOTICE_FILE) and the SIGKILL when the job is preempted"
                     + " or drained, to checkpoint in; default the scheduler's (30 s)") Integer checkpointGraceSeconds,
-            @Schema(description = "Defaults to the X-Allot-Submitter header, else anonymous") String submitter,
+            @Schema(description = "Optional; must be the caller's own name: the token's name is recorded") String submitter,
             @Schema(description = "Client-chosen job id (1-128 of [A-Za-z0-9._:-]); a UUID when absent") String id) {
     }
 
-    static JobSubmitted readSubmission(JsonBody json, String submitterHeader) {
+    static JobSubmitted readSubmission(JsonBody json, Caller caller) {
         String id = json.text("id");
         if (id == null) {
             id = UUID.randomUUID().toString();
@@ -172,14 +194,16 @@ public class JobResource {
         if (command == null || command.isEmpty() || command.get(0).isBlank()) {
             throw JsonBody.bad("command", "command is required: a non-empty argv array, e.g. [\"sleep\",\"3\"]");
         }
+        checkCommand(command);
         Long priority = json.whole("priority", Integer.MIN_VALUE, Integer.MAX_VALUE);
         Map<String, String> env = json.stringMap("env");
+        if (env != null) {
+            checkEnv(env);
+        }
         Long expected = json.whole("expectedDurationSeconds", 0, Long.MAX_VALUE / 1000);
         Long grace = json.whole("checkpointGraceSeconds", 0, MAX_CHECKPOINT_GRACE_SECONDS);
-        String submitter = json.text("submitter");
-        if (submitter == null || submitter.isBlank()) {
-            submitter = submitterHeader == null || submitterHeader.isBlank() ? "anonymous" : submitterHeader;
-        }
+        AccessPolicy.claimedName(caller, "submitter", json.text("submitter")).ifPresent(ApiException::raise);
+        String submitter = caller.name();
         return JobSubmitted.newBuilder()
                 .setJobId(id)
                 .setBudget(budget)
@@ -198,18 +222,53 @@ public class JobResource {
                 .build();
     }
 
+    private static void checkCommand(List<String> command) {
+        if (command.size() > MAX_COMMAND_ARGS) {
+            throw JsonBody.bad("command", "command has " + command.size() + " arguments; at most " + MAX_COMMAND_ARGS);
+        }
+        long chars = command.stream().mapToLong(String::length).sum();
+        if (chars > MAX_COMMAND_CHARS) {
+            throw JsonBody.bad("command", "command is " + chars + " characters; at most " + MAX_COMMAND_CHARS);
+        }
+        if (command.stream().anyMatch(arg -> arg.indexOf('\0') >= 0)) {
+            throw JsonBody.bad("command", "command arguments cannot contain NUL characters");
+        }
+    }
+
+    /** The agent sets CUDA_VISIBLE_DEVICES and ALLOT_* itself: a job cannot choose its GPUs or its token. */
+    private static void checkEnv(Map<String, String> env) {
+        if (env.size() > MAX_ENV_ENTRIES) {
+            throw JsonBody.bad("env", "env has " + env.size() + " entries; at most " + MAX_ENV_ENTRIES);
+        }
+        long chars = 0;
+        for (Map.Entry<String, String> entry : env.entrySet()) {
+            String name = entry.getKey();
+            if (!ENV_NAME.matcher(name).matches()) {
+                throw JsonBody.bad("env", "env name '" + name + "' must be 1-128 of [A-Za-z0-9_], not starting with a digit");
+            }
+            if (name.equals("CUDA_VISIBLE_DEVICES") || name.startsWith("ALLOT_")) {
+                throw JsonBody.bad("env", "env name '" + name + "' is reserved: the node agent sets it");
+            }
+            if (entry.getValue().indexOf('\0') >= 0) {
+                throw JsonBody.bad("env", "env." + name + " cannot contain NUL characters");
+            }
+            chars += name.length() + entry.getValue().length();
+        }
+        if (chars > MAX_ENV_CHARS) {
+            throw JsonBody.bad("env", "env is " + chars + " characters; at most " + MAX_ENV_CHARS);
+        }
+    }
+
     @GET
     @Operation(summary = "Jobs the log knows, newest submission first, filtered by state, budget and cluster")
     public Map<String, Object> list(@QueryParam("state") String state, @QueryParam("budget") String budget,
                                     @QueryParam("cluster") String cluster,
-                                    @QueryParam("limit") @jakarta.ws.rs.DefaultValue("100") int limit) {
+                                    @QueryParam("limit") String limitParam) {
+        int limit = limitOf(limitParam);
         if (state != null && java.util.Arrays.stream(dev.allot.schemas.JobState.values())
                 .noneMatch(s -> s.name().equals(state))) {
             throw JsonBody.bad("state", "state must be one of "
                     + java.util.Arrays.toString(dev.allot.schemas.JobState.values()));
-        }
-        if (limit < 1 || limit > 10_000) {
-            throw JsonBody.bad("limit", "limit must be between 1 and 10000");
         }
         List<JobRecord.Summary> matching = view.jobs().all().stream()
                 .map(JobRecord::summary)
@@ -223,6 +282,21 @@ public class JobResource {
         body.put("count", matching.size());
         body.put("jobs", matching.subList(0, Math.min(limit, matching.size())));
         return body;
+    }
+
+    private static int limitOf(String text) {
+        if (text == null) {
+            return 100;
+        }
+        try {
+            int limit = Integer.parseInt(text.trim());
+            if (limit >= 1 && limit <= 10_000) {
+                return limit;
+            }
+        } catch (NumberFormatException notANumber) {
+            // refused below
+        }
+        throw JsonBody.bad("limit", "limit must be a whole number between 1 and 10000, got '" + text + "'");
     }
 
     @GET
@@ -244,6 +318,12 @@ public class JobResource {
                            @QueryParam("reason") String reason) {
         JobRecord job = view.jobs().find(id)
                 .orElseThrow(() -> new ApiException(Violation.notFound("id", "unknown job '" + id + "'")));
+        Caller caller = authentication.caller();
+        AccessPolicy.claimedName(caller, SUBMITTER_HEADER, requestedBy).ifPresent(ApiException::raise);
+        if (reason != null && reason.length() > MAX_REASON_CHARS) {
+            throw JsonBody.bad("reason", "reason is " + reason.length() + " characters; at most " + MAX_REASON_CHARS);
+        }
+        AccessPolicy.mayCancel(caller, view.tree(), job.budget(), job.submitter()).ifPresent(ApiException::raise);
         if (job.isFinished()) {
             throw new ApiException(Violation.conflict("id", "job '" + id + "' has already finished"));
         }
@@ -253,7 +333,7 @@ public class JobResource {
                 .setOccurredAt(now)
                 .setPayload(JobCancelRequested.newBuilder()
                         .setJobId(id)
-                        .setRequestedBy(requestedBy == null || requestedBy.isBlank() ? "anonymous" : requestedBy)
+                        .setRequestedBy(caller.name())
                         .setReason(reason)
                         .setRequestedAt(now)
                         .build())

@@ -32,6 +32,11 @@ public final class JsonBody {
         if (text == null || text.isBlank()) {
             throw bad("body", "a JSON object is required");
         }
+        if (text.length() > RequestGuard.MAX_BODY) {
+            // a body sent without Content-Length (chunked) passes the RequestGuard; refused here, still unwritten
+            throw new ApiException(new Violation(413, "body", "the body is " + text.length() + " characters; at most "
+                    + RequestGuard.MAX_BODY));
+        }
         JsonNode parsed;
         try {
             parsed = MAPPER.readTree(text);

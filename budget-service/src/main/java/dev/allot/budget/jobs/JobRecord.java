@@ -189,6 +189,16 @@ public final class JobRecord {
                 submission == null ? null : submission.getSubmittedAt());
     }
 
+    /** The leaf the job is charged to (from the submission, else the scheduler's events); null if neither came yet. */
+    public synchronized String budget() {
+        return submission != null ? submission.getBudget() : budget;
+    }
+
+    /** Who submitted it (the verified principal), null before the submission is seen. */
+    public synchronized String submitter() {
+        return submission == null ? null : submission.getSubmitter();
+    }
+
     public synchronized boolean isFinished() {
         return state == JobState.COMPLETED || state == JobState.FAILED || state == JobState.REJECTED
                 || state == JobState.CANCELLED;

@@ -279,7 +279,8 @@ public class LogProjector {
         if (topic.equals(Topics.BUDGETS.name()) && value instanceof BudgetEvent event) {
             switch (event.getPayload()) {
                 case BudgetDefined d -> view.budgetDefined(
-                        new Account(d.getPath(), d.getParent(), d.getShare(), d.getEffectiveAt(), d.getDefinedBy()));
+                        new Account(d.getPath(), d.getParent(), d.getShare(), d.getEffectiveAt(), d.getDefinedBy(),
+                                d.getOwners(), d.getMembers()));
                 case BudgetRemoved r -> view.budgetRemoved(r.getPath());
                 default -> {
                     return false;

@@ -10,6 +10,13 @@ import java.util.Optional;
  */
 public final class BudgetRules {
 
+    /**
+     * Shares are weights among siblings; bounded so that one account cannot push every sibling's entitlement to
+     * ~0 (a share of 1e308 next to 1) nor be a denormal that rounds away.
+     */
+    public static final double MIN_SHARE = 1e-6;
+    public static final double MAX_SHARE = 1e6;
+
     private BudgetRules() {
     }
 
@@ -21,10 +28,11 @@ public final class BudgetRules {
             return Optional.of(Violation.badRequest("path", "path " + syntax.get()));
         }
         if (!shareGiven || share == null) {
-            return Optional.of(Violation.badRequest("share", "share is required (a number > 0)"));
+            return Optional.of(Violation.badRequest("share", "share is required (a number from " + MIN_SHARE + " to " + MAX_SHARE + ")"));
         }
-        if (share.isNaN() || share.isInfinite() || share <= 0) {
-            return Optional.of(Violation.badRequest("share", "share must be a finite number > 0, got " + share));
+        if (share.isNaN() || share.isInfinite() || share < MIN_SHARE || share > MAX_SHARE) {
+            return Optional.of(Violation.badRequest("share", "share must be a number from " + MIN_SHARE + " to "
+                    + MAX_SHARE + ", got " + share));
         }
         String parent = BudgetPath.parentOf(path);
         if (parentGiven) {

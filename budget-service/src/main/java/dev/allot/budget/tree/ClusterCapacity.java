@@ -27,6 +27,11 @@ public final class ClusterCapacity {
         return capacity;
     }
 
+    /** Whether any node of the cluster has registered. */
+    public boolean knows(String cluster) {
+        return nodes.values().stream().anyMatch(node -> node.cluster().equals(cluster));
+    }
+
     public int gpus(String cluster) {
         return gpusPerCluster().getOrDefault(cluster, 0);
     }
