@@ -28,42 +28,6 @@ class DeploymentFilesTest {
     private static final Path ROOT = RepositoryRoot.get();
 
     @Test
-    void everyKubernetesManifestHasApiVersionKindAndName() throws IOException {
-        List<JsonNode> docs = k8sDocuments();
-        assertThat(docs).isNotEmpty();
-        for (JsonNode doc : docs) {
-            assertThat(doc.path("apiVersion").asText()).as(doc.toString()).isNotBlank();
-            assertThat(doc.path("kind").asText()).as(doc.toString()).isNotBlank();
-            if (!doc.path("kind").asText().equals("Kustomization")) {
-                assertThat(doc.path("metadata").path("name").asText()).as(doc.toString()).isNotBlank();
-            }
-        }
-    }
-
-    @Test
-    void kustomizationListsEveryManifestFileAndEveryServiceHasAWorkload() throws IOException {
-        JsonNode kustomization = YAML.readTree(ROOT.resolve("k8s/kustomization.yaml").toFile());
-        List<String> listed = new ArrayList<>();
-        kustomization.path("resources").forEach(r -> listed.add(r.asText()));
-        try (Stream<Path> files = Files.list(ROOT.resolve("k8s"))) {
-            assertThat(files.map(p -> p.getFileName().toString())
-                    .filter(n -> n.endsWith(".yaml") && !n.equals("kustomization.yaml")))
-                    .containsExactlyInAnyOrderElementsOf(listed);
-        }
-        Map<String, Integer> containerPorts = new HashMap<>();
-        for (JsonNode doc : k8sDocuments()) {
-            for (JsonNode container : doc.path("spec").path("template").path("spec").path("containers")) {
-                containerPorts.put(container.path("name").asText(),
-                        container.path("ports").get(0).path("containerPort").asInt());
-                // selector and template labels must match or the workload selects nothing
-                assertThat(doc.path("spec").path("selector").path("matchLabels"))
-                        .isEqualTo(doc.path("spec").path("template").path("metadata").path("labels"));
-            }
-        }
-        assertThat(containerPorts).isEqualTo(localPorts());
-    }
-
-    @Test
     void composeRunsEveryServiceOnItsLocalPortAfterTheInfrastructure() throws IOException {
         JsonNode compose = YAML.readTree(ROOT.resolve("compose/docker-compose.yml").toFile());
         JsonNode services = compose.path("services");
@@ -94,23 +58,5 @@ class DeploymentFilesTest {
         }
         assertThat(ports).hasSize(4);
         return ports;
-    }
-
-    private static List<JsonNode> k8sDocuments() throws IOException {
-        List<JsonNode> docs = new ArrayList<>();
-        try (Stream<Path> files = Files.list(ROOT.resolve("k8s"))) {
-            for (Path file : files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
-                try (MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class)
-                        .readValues(YAML.getFactory().createParser(file.toFile()))) {
-                    while (it.hasNext()) {
-                        JsonNode doc = it.next();
-                        if (doc != null && !doc.isEmpty()) {
-                            docs.add(doc);
-                        }
-                    }
-                }
-            }
-        }
-        return docs;
     }
 }
