@@ -23,9 +23,9 @@ API="http://127.0.0.1:$ALLOT_COMPOSE_BUDGET_PORT"
 # compose ARGS...: docker compose (v2 plugin) or docker-compose (v1) on the local file.
 compose() {
   if docker compose version >/dev/null 2>&1; then
-    docker compose -f "$COMPOSE_FILE_LOCAL" "$@"
+    docker compose -p allot-local -f "$COMPOSE_FILE_LOCAL" "$@"
   elif command -v docker-compose >/dev/null 2>&1; then
-    docker-compose -f "$COMPOSE_FILE_LOCAL" "$@"
+    docker-compose -p allot-local -f "$COMPOSE_FILE_LOCAL" "$@"
   else
     die "neither 'docker compose' nor 'docker-compose' is installed (Debian: apt-get install docker-compose)"
   fi
@@ -156,4 +156,21 @@ compose_smoke() {
   compose start "$agent" >/dev/null 2>&1 || true
   wait_for "$agent" 120 compose_ready "$( [ "$agent" = node-agent-1 ] && echo "$ALLOT_COMPOSE_AGENT1_PORT" || echo "$ALLOT_COMPOSE_AGENT2_PORT")" \
     && info "$agent restarted"
+}
+
+# The integration test class InfrastructureTest with the broker and registry as containers (test-support's
+# -Dallot.infra=testcontainers), on the images 'bin/allot images' built.
+compose_testcontainers_smoke() {
+  local log="$ALLOT_COMPOSE_STATE/testcontainers.log" rc=0
+  info "running InfrastructureTest with -Dallot.infra=testcontainers (broker and registry as containers, host network)"
+  (cd "$ALLOT_ROOT" && TESTCONTAINERS_HOST_OVERRIDE=localhost TESTCONTAINERS_RYUK_DISABLED=true \
+    ./mvnw -B -ntp -pl test-support -am verify -Dallot.infra=testcontainers -Dtest=InfrastructureTest \
+    -Dsurefire.failIfNoSpecifiedTests=false) >"$log" 2>&1 || rc=$?
+  # Ryuk is off: remove what a test JVM that died before its shutdown hook left behind.
+  docker ps -aq --filter label=dev.allot.infra=testcontainers | xargs -r docker rm -f >/dev/null
+  grep -E 'Tests run:.*InfrastructureTest|^\[(INFO|ERROR)\] Tests run:' "$log" | tail -2 >&2
+  [ "$rc" = 0 ] || die "InfrastructureTest under Testcontainers failed; see $log"
+  grep -q '^allot-infra: testcontainers:' "$log" || die "InfrastructureTest did not run against containers; see $log"
+  grep '^allot-infra: testcontainers:' "$log" | head -1 >&2
+  info "ok: InfrastructureTest passed against the containers"
 }

@@ -68,7 +68,12 @@ final class ContainerInfrastructure implements AutoCloseable {
             throw new IllegalStateException("could not start the broker and registry containers (-Dallot.infra=testcontainers;"
                     + " images from 'bin/allot images', a Docker engine answering): " + e.getMessage(), e);
         }
-        return new ContainerInfrastructure(kafka, registry, kafkaPort, registryPort);
+        ContainerInfrastructure started = new ContainerInfrastructure(kafka, registry, kafkaPort, registryPort);
+        // one line, so that a run can tell it ran against containers (bin/allot compose smoke checks it)
+        System.err.printf("allot-infra: testcontainers: broker %s (%s) at %s, registry %s (%s) at %s%n",
+                kafka.getDockerImageName(), kafka.getContainerId().substring(0, 12), started.bootstrapServers(),
+                registry.getDockerImageName(), registry.getContainerId().substring(0, 12), started.registryUrl());
+        return started;
     }
 
     String bootstrapServers() {
