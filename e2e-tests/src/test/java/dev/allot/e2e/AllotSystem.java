@@ -63,9 +63,14 @@ final class AllotSystem implements AutoCloseable {
             service.start();
         }
         // Start in parallel, then wait for each: the machine has two cores.
-        CompletableFuture.allOf(all.stream()
-                .map(s -> CompletableFuture.runAsync(() -> s.awaitReady(Duration.ofMinutes(3))))
-                .toArray(CompletableFuture[]::new)).join();
+        try {
+            CompletableFuture.allOf(all.stream()
+                    .map(s -> CompletableFuture.runAsync(() -> s.awaitReady(Duration.ofMinutes(3))))
+                    .toArray(CompletableFuture[]::new)).join();
+        } catch (RuntimeException e) {
+            system.close(); // a service that never became ready must not outlive the test JVM's failure
+            throw e;
+        }
         return system;
     }
 
