@@ -53,7 +53,7 @@ PROPS
   fi
   nohup "$JAVA" $JBOSS_LOG -Xmx512m -XX:+UseG1GC -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" >"$KAFKA_DIR/kafka.log" 2>&1 &
   echo $! > "$KAFKA_DIR/kafka.pid"
-  wait_for kafka 120 port_in_use "$KAFKA_PORT" || die "kafka did not start in 120 s; see $KAFKA_DIR/kafka.log"
+  wait_for kafka "${ALLOT_READY_TIMEOUT:-120}" port_in_use "$KAFKA_PORT" || die "kafka did not start in ${ALLOT_READY_TIMEOUT:-120} s (ALLOT_READY_TIMEOUT); see $KAFKA_DIR/kafka.log"
   info "kafka up on 127.0.0.1:$KAFKA_PORT (pid $(cat "$KAFKA_DIR/kafka.pid"), data in $KAFKA_DIR/data)"
 }
 

@@ -68,8 +68,9 @@ stack_up() {
   done
   for entry in $STACK; do
     IFS=: read -r name module port <<<"$entry"
-    wait_for "$name" 120 service_ready "$port" \
-      || die "$name did not become ready in 120 s; see $SERVICES_DIR/$name.log"
+    # ALLOT_READY_TIMEOUT: a machine busy with other builds can take longer than two minutes to start a JVM
+    wait_for "$name" "${ALLOT_READY_TIMEOUT:-120}" service_ready "$port" \
+      || die "$name did not become ready in ${ALLOT_READY_TIMEOUT:-120} s (ALLOT_READY_TIMEOUT); see $SERVICES_DIR/$name.log"
   done
   stack_status
 }

@@ -2,7 +2,7 @@
 # usage: bin/allot up [--nodes 4] [--gpus 8] [--demo]
 # help: Starts the broker, the registry, the budget-, scheduler- and accounting-services and one node agent with
 # help: NODES fake nodes of GPUS GPUs (cluster 'local'); --demo defines three teams, submits a mix of jobs and shows
-# help: a live view. 'bin/allot down' stops everything.
+# help: a live view. 'bin/allot down' stops everything. Each service must be ready within ALLOT_READY_TIMEOUT seconds (120).
 # shellcheck shell=bash
 # shellcheck source=bin/stack-lib.sh
 source "$ALLOT_ROOT/bin/stack-lib.sh"

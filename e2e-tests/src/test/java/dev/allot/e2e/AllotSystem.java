@@ -63,12 +63,17 @@ final class AllotSystem implements AutoCloseable {
             service.start();
         }
         // Start in parallel, then wait for each: the machine has two cores.
-        CompletableFuture.allOf(all.stream()
-                .map(s -> CompletableFuture.runAsync(() -> s.awaitReady(Duration.ofMinutes(3))))
-                .toArray(CompletableFuture[]::new)).join();
-        // the budget-service refuses jobs for a cluster it knows no node of: wait for the agent's registrations
-        org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(1))
-                .until(() -> system.api.budgets().path("clusters").has(cluster));
+        try {
+            CompletableFuture.allOf(all.stream()
+                    .map(s -> CompletableFuture.runAsync(() -> s.awaitReady(Duration.ofMinutes(3))))
+                    .toArray(CompletableFuture[]::new)).join();
+            // the budget-service refuses jobs for a cluster it knows no node of: wait for the agent's registrations
+            org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(1))
+                    .until(() -> system.api.budgets().path("clusters").has(cluster));
+        } catch (RuntimeException e) {
+            system.close(); // a service that never became ready must not outlive the test JVM's failure
+            throw e;
+        }
         return system;
     }
 

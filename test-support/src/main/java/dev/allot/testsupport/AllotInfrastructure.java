@@ -27,22 +27,30 @@ import org.apache.kafka.common.test.TestKitNodes;
 /**
  * A real Kafka 4.1 KRaft broker (in this JVM, through {@link KafkaClusterTestKit}) and a real schema
  * registry (a child process), both on loopback, started once per JVM and shared by every test in it.
+ * With {@code -Dallot.infra=testcontainers} both run as containers instead ({@link ContainerInfrastructure}).
  * Every catalogue topic exists before the first test runs. Stopped by a shutdown hook.
  */
 public final class AllotInfrastructure {
 
     private static volatile AllotInfrastructure shared;
 
-    private final KafkaClusterTestKit kafka;
-    private final SchemaRegistryProcess registry;
+    /** Where the broker and the registry run: {@code in-jvm} (the default) or {@code testcontainers}. */
+    public static final String INFRA_PROPERTY = "allot.infra";
+
+    private final String bootstrapServers;
+    private final String registryUrl;
+    private final String kind;
+    private final Runnable stop;
     private final Duration startup;
     private final KafkaClients clients;
 
-    private AllotInfrastructure(KafkaClusterTestKit kafka, SchemaRegistryProcess registry, Duration startup) {
-        this.kafka = kafka;
-        this.registry = registry;
+    private AllotInfrastructure(String bootstrapServers, String registryUrl, String kind, Runnable stop, Duration startup) {
+        this.bootstrapServers = bootstrapServers;
+        this.registryUrl = registryUrl;
+        this.kind = kind;
+        this.stop = stop;
         this.startup = startup;
-        this.clients = new KafkaClients(kafka.bootstrapServers(), registry.url());
+        this.clients = new KafkaClients(bootstrapServers, registryUrl);
     }
 
     /** The JVM-wide instance, started on first use (broker and registry start in parallel). */
@@ -63,18 +71,46 @@ public final class AllotInfrastructure {
     }
 
     private static AllotInfrastructure start() {
+        String kind = System.getProperty(INFRA_PROPERTY, "in-jvm");
+        return switch (kind) {
+            case "in-jvm" -> startInJvm();
+            case "testcontainers" -> startContainers();
+            default -> throw new IllegalArgumentException("-D" + INFRA_PROPERTY + " must be in-jvm or testcontainers, not '"
+                    + kind + "'");
+        };
+    }
+
+    private static AllotInfrastructure startInJvm() {
         long began = System.nanoTime();
         Path workDir = workDir();
         CompletableFuture<SchemaRegistryProcess> registry =
                 CompletableFuture.supplyAsync(() -> SchemaRegistryProcess.start(workDir));
         KafkaClusterTestKit kafka = startKafka(workDir);
         try {
-            AllotInfrastructure infra = new AllotInfrastructure(kafka, registry.join(), Duration.ofNanos(System.nanoTime() - began));
+            SchemaRegistryProcess started = registry.join();
+            AllotInfrastructure infra = new AllotInfrastructure(kafka.bootstrapServers(), started.url(), "in-jvm", () -> {
+                started.close();
+                closeQuietly(kafka);
+            }, Duration.ofNanos(System.nanoTime() - began));
             infra.createTopics(Topics.ALL);
             return infra;
         } catch (RuntimeException e) {
             closeQuietly(kafka);
             registry.thenAccept(SchemaRegistryProcess::close);
+            throw e;
+        }
+    }
+
+    private static AllotInfrastructure startContainers() {
+        long began = System.nanoTime();
+        ContainerInfrastructure containers = ContainerInfrastructure.start();
+        try {
+            AllotInfrastructure infra = new AllotInfrastructure(containers.bootstrapServers(), containers.registryUrl(),
+                    "testcontainers", containers::close, Duration.ofNanos(System.nanoTime() - began));
+            infra.createTopics(Topics.ALL);
+            return infra;
+        } catch (RuntimeException e) {
+            containers.close();
             throw e;
         }
     }
@@ -120,17 +156,22 @@ public final class AllotInfrastructure {
     }
 
     public String bootstrapServers() {
-        return kafka.bootstrapServers();
+        return bootstrapServers;
     }
 
     /** Base URL of the registry, e.g. {@code http://127.0.0.1:41234}. */
     public String registryUrl() {
-        return registry.url();
+        return registryUrl;
     }
 
     /** The Confluent-compatible API root of the registry. */
     public String confluentCompatibleUrl() {
-        return registry.url() + "/apis/ccompat/v7";
+        return registryUrl + "/apis/ccompat/v7";
+    }
+
+    /** {@code in-jvm} or {@code testcontainers} (see {@link #INFRA_PROPERTY}). */
+    public String kind() {
+        return kind;
     }
 
     /** How long the first start took (broker and registry, in parallel, plus topics). */
@@ -201,8 +242,7 @@ public final class AllotInfrastructure {
     }
 
     private void stop() {
-        registry.close();
-        closeQuietly(kafka);
+        stop.run();
     }
 
     private static void closeQuietly(KafkaClusterTestKit kafka) {

@@ -54,6 +54,12 @@ class InfrastructureTest {
     }
 
     @Test
+    void givenAllotInfra_thenTheBrokerAndRegistryRunWhereItSays(AllotInfrastructure infra) {
+        // in-jvm by default; testcontainers under 'bin/allot compose smoke' (-Dallot.infra=testcontainers)
+        assertThat(infra.kind()).isEqualTo(System.getProperty(AllotInfrastructure.INFRA_PROPERTY, "in-jvm"));
+    }
+
+    @Test
     void theSharedInstanceIsStartedOnceAndReused(AllotInfrastructure infra) {
         assertThat(AllotInfrastructure.shared()).isSameAs(infra);
         assertThat(infra.bootstrapServers()).startsWith("localhost:").doesNotContain(",");

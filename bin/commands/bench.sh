@@ -1,0 +1,23 @@
+# summary: [--nodes 1024] [--jobs 20000] — scale benchmark: two clusters of fake 8-GPU nodes through the whole system
+# usage: bin/allot bench [--nodes 1024] [--jobs 20000] [--idle 100] [MAVEN_OPTIONS...]
+# help: Builds the services and starts, on an in-JVM broker: one budget- and one accounting-service, and two clusters,
+# help: each with its scheduler and one node agent process hosting NODES/2 fake 8-GPU nodes. Then IDLE jobs one after
+# help: another through POST /jobs (round trip, submit -> StartJob, submit -> process running), and JOBS 1-GPU jobs
+# help: straight onto job-requests (jobs placed and started per second end to end, latencies); each component's CPU
+# help: seconds and peak RSS. Prints BENCH lines (figures for docs/benchmarks.md). Not part of the tests.
+# shellcheck shell=bash
+use_jdk
+cd "$ALLOT_ROOT"
+props=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --nodes) props+=("-Dbench.nodes=${2:?--nodes needs a number}"); shift 2 ;;
+    --jobs) props+=("-Dbench.jobs=${2:?--jobs needs a number}"); shift 2 ;;
+    --idle) props+=("-Dbench.idle=${2:?--idle needs a number}"); shift 2 ;;
+    *) props+=("$1"); shift ;;
+  esac
+done
+# -am builds the siblings from the reactor (nothing is installed into the Maven repository).
+mvnw -pl budget-service,accounting-service,scheduler-service,node-agent -am package -DskipTests || die "build failed"
+./mvnw -B -ntp -q -pl e2e-tests -am verify -Dtest=ScaleBenchmark -Dsurefire.failIfNoSpecifiedTests=false "${props[@]}" 2>&1 \
+  | grep -E 'BENCH|Tests run:|ERROR|FAIL'

@@ -1,0 +1,39 @@
+package dev.allot.e2e;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** CPU time and peak resident memory of a process, from Linux's /proc (for the benchmarks' component figures). */
+final class ProcessStats {
+
+    private static final long CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+    private ProcessStats() {
+    }
+
+    /** utime + stime of the process, in milliseconds; -1 if it is gone. */
+    static long cpuMillis(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 1000 / CLOCK_TICKS_PER_SECOND;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** VmHWM, in MB; -1 if the process is gone. */
+    static long peakRssMb(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("\\D", "")) / 1024;
+                }
+            }
+            return -1;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package dev.allot.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.allot.schemas.JobEvent;
+import dev.allot.schemas.JobPlaced;
+import dev.allot.schemas.JobRequest;
+import dev.allot.schemas.JobStarted;
+import dev.allot.schemas.JobSubmitted;
+import dev.allot.schemas.catalogue.Topics;
+import dev.allot.testsupport.AllotInfra;
+import dev.allot.testsupport.AllotInfrastructure;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Not part of the normal test run ({@code bin/allot bench}): the whole system at scale on one machine.
+ * Two clusters, each with its scheduler and one node agent process hosting half of {@code bench.nodes}
+ * fake nodes of 8 GPUs (1,024 x 8 in all by default), one budget-service and one accounting-service.
+ * <ol>
+ *   <li>idle: {@code bench.idle} jobs one after another through {@code POST /jobs}, each awaited:
+ *   POST round trip, submit -> JobPlaced (the scheduler's StartJob is in the same transaction) and
+ *   submit -> JobStarted (the agent's process runs);</li>
+ *   <li>sustained: {@code bench.jobs} 1-GPU jobs produced straight onto job-requests as fast as the
+ *   producer goes, both clusters; jobs placed and started per second end to end, and the same latencies.</li>
+ * </ol>
+ * Prints BENCH lines, and each component's CPU seconds and peak RSS over the run.
+ */
+@AllotInfra
+class ScaleBenchmark {
+
+    private final Map<String, Instant> sent = new ConcurrentHashMap<>();
+    private final Map<String, Instant> placed = new ConcurrentHashMap<>();
+    private final Map<String, Instant> started = new ConcurrentHashMap<>();
+
+    @Test
+    void twoClustersOf512NodesEach(AllotInfrastructure infra) throws Exception {
+        int nodes = Integer.getInteger("bench.nodes", 1024);
+        int gpus = Integer.getInteger("bench.gpus", 8);
+        int idle = Integer.getInteger("bench.idle", 100);
+        int jobs = Integer.getInteger("bench.jobs", 20_000);
+        String run = UUID.randomUUID().toString().substring(0, 6);
+        List<String> clusters = List.of("scale-a-" + run, "scale-b-" + run);
+        Path marker = Files.createTempDirectory("allot-scale");
+        long began = System.nanoTime();
+        try (AllotSystem system = AllotSystem.start(infra, clusters.get(0), nodes / 2, gpus);
+             ServiceProcess schedulerB = ServiceProcess.of("scheduler-service", infra.bootstrapServers(), infra.registryUrl(),
+                     system.stateDir.resolve("scheduler-b"), Map.of("allot.scheduler.cluster", clusters.get(1),
+                             "allot.scheduler.tick", "250ms")).start();
+             ServiceProcess agentB = ServiceProcess.of("node-agent", infra.bootstrapServers(), infra.registryUrl(),
+                     system.stateDir.resolve("agent-b"), Map.of("allot.agent.cluster", clusters.get(1),
+                             "allot.agent.fake-nodes", String.valueOf(nodes - nodes / 2),
+                             "allot.agent.gpus-per-node", String.valueOf(gpus),
+                             "allot.agent.state-dir", system.stateDir.resolve("agent-b").toString(),
+                             "allot.agent.heartbeat-interval", "2s", "allot.agent.usage-interval", "30s")).start()) {
+            schedulerB.awaitReady(Duration.ofMinutes(3));
+            agentB.awaitReady(Duration.ofMinutes(3));
+            Map<String, ServiceProcess> components = new LinkedHashMap<>();
+            components.put("budget-service", system.budget);
+            components.put("accounting-service", system.accounting);
+            components.put("scheduler-service a", system.scheduler);
+            components.put("scheduler-service b", schedulerB);
+            components.put("node-agent a (" + nodes / 2 + " nodes)", system.agent);
+            components.put("node-agent b (" + (nodes - nodes / 2) + " nodes)", agentB);
+            System.out.printf("BENCH scale: %d nodes x %d GPUs in 2 clusters, up in %.1f s%n", nodes, gpus,
+                    (System.nanoTime() - began) / 1e9);
+            String lab = "scale" + run;
+            system.api.putBudget(lab, 1);
+            system.api.putBudget(lab + "/team", 1);
+            Map<String, Long> cpuBefore = new LinkedHashMap<>();
+            components.forEach((name, p) -> cpuBefore.put(name, ProcessStats.cpuMillis(p.pid())));
+            try (KafkaProducer<String, JobRequest> producer = infra.producer();
+                 KafkaConsumer<String, JobEvent> events = infra.consumer(JobEvent.class)) {
+                events.subscribe(Set.of(Topics.JOB_EVENTS.name()));
+                events.poll(Duration.ofMillis(500));
+
+                // 1. idle: one job after another through the API
+                List<Double> postMs = new ArrayList<>();
+                for (int i = 0; i < idle; i++) {
+                    String id = "scale-" + run + "-idle-" + i;
+                    long t0 = System.nanoTime();
+                    sent.put(id, Instant.now());
+                    system.api.submit(Map.of("id", id, "budget", lab + "/team", "cluster", clusters.get(i % 2),
+                            "replicas", 1, "gpusPerReplica", 1, "minRuntimeSeconds", 0, "command", List.of("true")));
+                    postMs.add((System.nanoTime() - t0) / 1e6);
+                    awaitStarted(events, Set.of(id), Duration.ofSeconds(60));
+                }
+                List<String> idleIds = new ArrayList<>(sent.keySet());
+                System.out.printf("BENCH scale idle, %d jobs one at a time over REST: POST p50 %.1f ms p99 %.1f ms;"
+                                + " submit->StartJob p50 %.1f ms p99 %.1f ms; submit->process running p50 %.1f ms p99 %.1f ms%n",
+                        idle, pct(postMs, 0.5), pct(postMs, 0.99), pct(latencies(idleIds, placed), 0.5),
+                        pct(latencies(idleIds, placed), 0.99), pct(latencies(idleIds, started), 0.5),
+                        pct(latencies(idleIds, started), 0.99));
+
+                // 2. sustained: straight onto job-requests, as fast as the producer goes
+                List<String> ids = new ArrayList<>();
+                Instant first = Instant.now();
+                for (int i = 0; i < jobs; i++) {
+                    String id = "scale-" + run + "-" + i;
+                    ids.add(id);
+                    Instant now = Instant.now();
+                    sent.put(id, now);
+                    producer.send(new ProducerRecord<>(Topics.JOB_REQUESTS.name(), id, JobRequest.newBuilder()
+                            .setEventId(UUID.randomUUID().toString()).setOccurredAt(now)
+                            .setPayload(JobSubmitted.newBuilder().setJobId(id).setBudget(lab + "/team")
+                                    .setSubmitter("bench").setCluster(clusters.get(i % 2)).setReplicas(1)
+                                    .setGpusPerReplica(1).setMinRuntimeSeconds(0).setResumable(true)
+                                    .setCommand(List.of("true")).setEnv(Map.of("M", marker.toString()))
+                                    .setExpectedDurationSeconds(null).setSubmittedAt(now).build())
+                            .build()));
+                }
+                producer.flush();
+                double produceS = Duration.between(first, Instant.now()).toMillis() / 1e3;
+                awaitStarted(events, Set.copyOf(ids), Duration.ofMinutes(10));
+                Instant lastPlaced = ids.stream().map(placed::get).max(Instant::compareTo).orElseThrow();
+                Instant lastStarted = ids.stream().map(started::get).max(Instant::compareTo).orElseThrow();
+                double placedS = Duration.between(first, lastPlaced).toMillis() / 1e3;
+                double startedS = Duration.between(first, lastStarted).toMillis() / 1e3;
+                System.out.printf("BENCH scale sustained, %d 1-GPU jobs onto job-requests (produced in %.1f s, %.0f/s):"
+                                + " all placed in %.1f s = %.0f jobs/s, all processes started in %.1f s = %.0f jobs/s;"
+                                + " submit->StartJob p50 %.0f ms p99 %.0f ms; submit->process running p50 %.0f ms p99 %.0f ms%n",
+                        jobs, produceS, jobs / produceS, placedS, jobs / placedS, startedS, jobs / startedS,
+                        pct(latencies(ids, placed), 0.5), pct(latencies(ids, placed), 0.99),
+                        pct(latencies(ids, started), 0.5), pct(latencies(ids, started), 0.99));
+            }
+            components.forEach((name, p) -> System.out.printf("BENCH scale component %s: CPU %.1f s over the run, peak RSS %d MB%n",
+                    name, (ProcessStats.cpuMillis(p.pid()) - cpuBefore.get(name)) / 1e3, ProcessStats.peakRssMb(p.pid())));
+        }
+    }
+
+    private void awaitStarted(KafkaConsumer<String, JobEvent> events, Set<String> ids, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!started.keySet().containsAll(ids) && System.nanoTime() < deadline) {
+            for (ConsumerRecord<String, JobEvent> r : events.poll(Duration.ofMillis(5))) {
+                Instant at = Instant.ofEpochMilli(r.timestamp());
+                if (r.value().getPayload() instanceof JobPlaced) {
+                    placed.putIfAbsent(r.key(), at);
+                } else if (r.value().getPayload() instanceof JobStarted) {
+                    started.putIfAbsent(r.key(), at);
+                }
+            }
+        }
+        assertThat(started.keySet()).as("jobs started within %s", timeout).containsAll(ids);
+    }
+
+    private List<Double> latencies(List<String> ids, Map<String, Instant> at) {
+        List<Double> ms = new ArrayList<>();
+        for (String id : ids) {
+            if (at.containsKey(id)) {
+                ms.add((double) Duration.between(sent.get(id), at.get(id)).toMillis());
+            }
+        }
+        ms.sort(Double::compare);
+        return ms;
+    }
+
+    private static double pct(List<Double> values, double p) {
+        List<Double> sorted = new ArrayList<>(values);
+        sorted.sort(Double::compare);
+        return sorted.isEmpty() ? Double.NaN : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
+    }
+}
