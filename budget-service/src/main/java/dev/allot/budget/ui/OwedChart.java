@@ -48,7 +48,7 @@ final class OwedChart {
         double scale = (bottom - top) / max;
         OwedHours.Team t = f.team();
         String summary = String.format(java.util.Locale.ROOT,
-                "%s: owed %.1f GPU-h, delivered %.1f GPU-h over 7 days, delivered/owed %s", f.account(),
+                "%s: owed %.2f GPU-h, delivered %.2f GPU-h over 7 days, delivered/owed %s", f.account(),
                 t.owedGpuHours(), t.deliveredGpuHours(), t.owedAnything() ? pct(t.ratio()) : "n/a (owed nothing)");
         Svg svg = new Svg(width, height, summary);
         svg.text(left, 16, "start", "title", summary);

@@ -105,7 +105,7 @@ class DashboardApiTest {
         String chart = given().queryParam("cluster", cluster).queryParam("account", team).get("/ui/api/owed.svg")
                 .then().statusCode(200).contentType("image/svg+xml").extract().asString();
         assertThat(chart).startsWith("<svg").contains("class=\"delivered\"").contains("class=\"owed\"")
-                .contains("delivered 1.0 GPU-h");
+                .contains("delivered 1.00 GPU-h over 7 days");
         given().queryParam("cluster", cluster).queryParam("account", root + "/nobody").get("/ui/api/owed.svg")
                 .then().statusCode(404);
         given().get("/ui/api/owed").then().statusCode(400);
