@@ -38,10 +38,12 @@ final class AllotSystem implements AutoCloseable {
                 "quarkus.kafka-streams.application-id", "allot-accounting-" + cluster,
                 "kafka-streams.state.dir", stateDir.resolve("accounting/streams").toString(),
                 "kafka-streams.commit.interval.ms", "200",
-                "allot.accounting.publish-interval", "1s"));
+                "allot.accounting.publish-interval", "1s",
+                "allot.accounting.metrics-interval", "1s"));
         schedulerProperties = new HashMap<>(Map.of(
                 "allot.scheduler.cluster", cluster,
                 "allot.scheduler.tick", "250ms",
+                "allot.scheduler.demand-interval", "5s",
                 // every decision committed and retaken on replay, one line each (compare a crash's two logs)
                 "quarkus.log.category.\"dev.allot.scheduler\".level", "DEBUG"));
         scheduler = ServiceProcess.of("scheduler-service", bootstrap, registry, stateDir.resolve("scheduler"),

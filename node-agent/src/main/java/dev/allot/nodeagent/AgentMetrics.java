@@ -1,5 +1,6 @@
 package dev.allot.nodeagent;
 
+import dev.allot.edge.ConsumerLag;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.function.Supplier;
@@ -14,13 +15,17 @@ public final class AgentMetrics {
     final Counter processesExited;
     final Counter staleProcessesKilled;
     final Counter checkpoints;
+    private final ConsumerLag lag = new ConsumerLag();
 
     public AgentMetrics(MeterRegistry registry) {
         this.registry = registry;
         staleCommands = Counter.builder("allot.agent.commands.ignored.stale")
                 .description("Commands ignored because they carried another node epoch").register(registry);
-        deadLetters = Counter.builder("allot.agent.dead.letters")
+        deadLetters = Counter.builder("allot.dead.letters").tag("consumer", "node-agent")
                 .description("node-commands records sent to dead-letters").register(registry);
+        io.micrometer.core.instrument.Gauge.builder("allot.consumer.lag.records", lag, ConsumerLag::records)
+                .tag("consumer", "node-agent")
+                .description("node-commands records the agent is behind the ends of the partitions").register(registry);
         processesStarted = Counter.builder("allot.agent.processes.started").register(registry);
         processesExited = Counter.builder("allot.agent.processes.exited").register(registry);
         staleProcessesKilled = Counter.builder("allot.agent.processes.stale.killed")
@@ -39,6 +44,11 @@ public final class AgentMetrics {
 
     public double deadLetterCount() {
         return deadLetters.count();
+    }
+
+    /** On the consumer's thread, after each poll. */
+    public void lag(org.apache.kafka.clients.consumer.Consumer<?, ?> consumer) {
+        lag.measure(consumer);
     }
 
     public void deadLettered() {

@@ -1,46 +1,83 @@
 package dev.allot.scheduler;
 
+import dev.allot.edge.ConsumerLag;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.Consumer;
 
-/** The loop's meters: pass duration, queue length, decisions by kind, dead letters, inputs. */
+/**
+ * The loop's meters (Prometheus names in the README): passes and their duration, the last pass's time,
+ * waiting and running jobs, the cluster's GPUs and how many are held, GPUs waiting per account,
+ * decisions by kind, dead letters, consumer lag, inputs, transactions.
+ */
 final class LoopMetrics {
+    static final String CONSUMER = "scheduler-service";
+
     private final MeterRegistry registry;
     private final String cluster;
+    private final Supplier<SchedulerLoop.Status> status;
     private final Timer pass;
     private final Counter deadLetters;
     private final Counter inputs;
     private final Counter transactions;
+    private final ConsumerLag lag = new ConsumerLag();
+    /** Accounts given a waiting-GPUs gauge so far; an account with nothing waiting reads 0. */
+    private final Set<String> accounts = ConcurrentHashMap.newKeySet();
 
     LoopMetrics(MeterRegistry registry, String cluster, Supplier<SchedulerLoop.Status> status) {
         this.registry = registry == null ? new SimpleMeterRegistry() : registry;
         this.cluster = cluster;
+        this.status = status;
         this.pass = Timer.builder("allot.scheduler.pass").description("Duration of one scheduling pass")
                 .tag("cluster", cluster).publishPercentiles(0.5, 0.99).register(this.registry);
-        this.deadLetters = Counter.builder("allot.scheduler.dead.letters").tag("cluster", cluster)
+        this.deadLetters = Counter.builder("allot.dead.letters").tags("consumer", CONSUMER, "cluster", cluster)
                 .description("Input records sent to dead-letters").register(this.registry);
         this.inputs = Counter.builder("allot.scheduler.inputs").tag("cluster", cluster)
                 .description("Inputs applied to the projection").register(this.registry);
         this.transactions = Counter.builder("allot.scheduler.transactions").tag("cluster", cluster)
                 .description("Transactions committed").register(this.registry);
-        Gauge.builder("allot.scheduler.queue.length", () -> status.get().waiting()).tag("cluster", cluster)
-                .description("Waiting jobs").register(this.registry);
-        Gauge.builder("allot.scheduler.running.jobs", () -> status.get().running()).tag("cluster", cluster)
-                .register(this.registry);
-        Gauge.builder("allot.scheduler.nodes", () -> status.get().nodes()).tag("cluster", cluster)
-                .register(this.registry);
+        gauge("allot.scheduler.waiting.jobs", "Jobs waiting in the cluster's queue", s -> s.waiting());
+        gauge("allot.scheduler.running.jobs", "Jobs running", s -> s.running());
+        gauge("allot.scheduler.nodes", "Nodes known (live or not)", s -> s.nodes());
+        gauge("allot.cluster.gpus", "GPUs of the cluster's live nodes", s -> s.gpus().total());
+        gauge("allot.cluster.busy.gpus", "GPUs held by running jobs (charged or not)", s -> s.gpus().busy());
+        gauge("allot.scheduler.last.pass.timestamp.seconds", "When the last scheduling pass ran (Unix time)",
+                s -> s.lastPassAtMillis() < 0 ? Double.NaN : s.lastPassAtMillis() / 1000.0);
+        Gauge.builder("allot.consumer.lag.records", lag, ConsumerLag::records)
+                .tags("consumer", CONSUMER, "cluster", cluster)
+                .description("Records the input consumer is behind the ends of its partitions").register(this.registry);
+    }
+
+    private void gauge(String name, String description, java.util.function.ToDoubleFunction<SchedulerLoop.Status> value) {
+        Gauge.builder(name, status, s -> value.applyAsDouble(s.get())).tag("cluster", cluster).description(description)
+                .register(registry);
     }
 
     void pass(long nanos, Map<String, Integer> decisionsByKind) {
         pass.record(nanos, TimeUnit.NANOSECONDS);
         decisionsByKind.forEach((kind, n) -> Counter.builder("allot.scheduler.decisions").tag("cluster", cluster)
                 .tag("kind", kind).register(registry).increment(n));
+        for (String account : status.get().gpus().waitingByAccount().keySet()) {
+            if (accounts.add(account)) {
+                Gauge.builder("allot.account.waiting.gpus", status,
+                                s -> s.get().gpus().waitingByAccount().getOrDefault(account, 0))
+                        .tags(Tags.of("cluster", cluster, "account", account))
+                        .description("GPUs the account's waiting jobs ask for").register(registry);
+            }
+        }
+    }
+
+    void lag(Consumer<?, ?> consumer) {
+        lag.measure(consumer);
     }
 
     void deadLetter() {

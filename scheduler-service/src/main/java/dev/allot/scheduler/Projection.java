@@ -440,6 +440,27 @@ public final class Projection {
         return QueueViews.snapshot(core, cluster, running, now, maxEntries);
     }
 
+    /** The cluster's GPUs right now: on live nodes, held by running jobs, and asked for by waiting jobs per account. */
+    public record Gpus(int total, int busy, Map<String, Integer> waitingByAccount) {
+        static final Gpus NONE = new Gpus(0, 0, Map.of());
+    }
+
+    public Gpus gpus() {
+        int total = 0;
+        int free = 0;
+        for (NodeView node : core.nodes()) {
+            if (node.cluster().equals(cluster) && !node.lost()) {
+                total += node.spec().gpus();
+                free += node.freeGpus();
+            }
+        }
+        Map<String, Integer> waiting = new TreeMap<>();
+        for (JobView j : core.waiting(cluster)) {
+            waiting.merge(j.account(), j.gpus(), Integer::sum);
+        }
+        return new Gpus(total, total - free, waiting);
+    }
+
     /** GPUs per account right now: [waiting, running allocated]. Sampled by the demand meter. */
     public Map<String, int[]> demandByAccount() {
         return QueueViews.demandByAccount(core, cluster, running);

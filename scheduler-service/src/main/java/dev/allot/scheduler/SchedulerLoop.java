@@ -47,9 +47,10 @@ public final class SchedulerLoop implements Runnable {
 
     /** What the outside (health, metrics, HTTP, tests) may read; replaced after every step. */
     public record Status(Phase phase, String cluster, int waiting, int running, int nodes, long lastPassAtMillis,
-            long replayedEntries, long replayMillis, Map<String, List<ReplicaPlacement>> runningJobs) {
+            long replayedEntries, long replayMillis, Map<String, List<ReplicaPlacement>> runningJobs,
+            Projection.Gpus gpus) {
         static Status initial(String cluster) {
-            return new Status(Phase.STARTING, cluster, 0, 0, 0, -1, 0, 0, Map.of());
+            return new Status(Phase.STARTING, cluster, 0, 0, 0, -1, 0, 0, Map.of(), Projection.Gpus.NONE);
         }
     }
 
@@ -216,6 +217,7 @@ public final class SchedulerLoop implements Runnable {
             }
             long wait = Math.max(1, Math.min(100, nextTick - System.currentTimeMillis()));
             ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(wait));
+            metrics.lag(consumer);
             long now = System.currentTimeMillis();
             List<Input> applied = new ArrayList<>();
             List<Output> out = new ArrayList<>();
@@ -349,13 +351,13 @@ public final class SchedulerLoop implements Runnable {
 
     private void publishStatus(Phase phase, Projection p, long lastPassAt, Recovery.Rebuilt rebuilt) {
         status = new Status(phase, settings.cluster(), p.waitingCount(), p.runningCount(), p.nodeCount(), lastPassAt,
-                rebuilt.entries(), rebuilt.millis(), Map.copyOf(p.runningPlacements()));
+                rebuilt.entries(), rebuilt.millis(), Map.copyOf(p.runningPlacements()), p.gpus());
     }
 
     private void setPhase(Phase phase) {
         Status s = status;
         status = new Status(phase, s.cluster(), s.waiting(), s.running(), s.nodes(), s.lastPassAtMillis(),
-                s.replayedEntries(), s.replayMillis(), s.runningJobs());
+                s.replayedEntries(), s.replayMillis(), s.runningJobs(), s.gpus());
     }
 
     private static void sleepQuietly(long millis) {

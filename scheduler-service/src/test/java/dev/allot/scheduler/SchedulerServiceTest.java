@@ -263,8 +263,9 @@ class SchedulerServiceTest {
                 .body("cluster", equalTo(service.settings().cluster())).body("phase", equalTo("RUNNING"));
         given().when().get("/q/metrics").then().statusCode(200)
                 .body(containsString("allot_scheduler_pass_seconds"))
-                .body(containsString("allot_scheduler_queue_length"))
-                .body(containsString("allot_scheduler_dead_letters_total"));
+                .body(containsString("allot_scheduler_waiting_jobs"))
+                .body(containsString("allot_dead_letters_total{cluster=")).body(containsString("allot_consumer_lag_records"))
+                .body(containsString("allot_cluster_gpus")).body(containsString("allot_scheduler_last_pass_timestamp_seconds"));
         String cluster = service.settings().cluster();
         try (Tail<QueueSnapshot> queue = new Tail<>(infra, Topics.QUEUE_STATUS);
                 Tail<AccountDemand> demand = new Tail<>(infra, Topics.ACCOUNT_DEMAND)) {

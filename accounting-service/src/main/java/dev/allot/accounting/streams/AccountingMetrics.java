@@ -13,11 +13,14 @@ import jakarta.inject.Inject;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import dev.allot.schemas.catalogue.Topics;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
  * Prometheus metrics (at /q/metrics): facts booked, late events (within grace), dead letters by topic
- * and kind, BudgetUsage records published, entries per state store, and every Kafka Streams client
+ * and kind, consumer lag, BudgetUsage records published, entries per state store, and every Kafka Streams client
  * metric (consumer lag {@code kafka_consumer_fetch_manager_records_lag_max}, commit and process rates).
  */
 @ApplicationScoped
@@ -46,8 +49,17 @@ public class AccountingMetrics implements AccountingListener {
             Gauge.builder("allot.accounting.store.entries", this, m -> m.entries(store)).tag("store", store)
                     .description("Approximate entries of a local state store").register(registry);
         }
+        // registered at 0 up front: an alert on increase() sees the first dead letter too
+        for (String topic : List.of(Topics.USAGE.name(), Topics.ACCOUNT_DEMAND.name(), Topics.NODE_STATUS.name())) {
+            for (String kind : List.of("malformed", "invalid", "too-late")) {
+                deadLetterCounter(topic, kind);
+            }
+        }
         if (streams.isResolvable()) {
             new KafkaStreamsMetrics(streams.get()).bindTo(registry);
+            Gauge.builder("allot.consumer.lag.records", this, m -> m.lag()).tag("consumer", IntakeProcessor.CONSUMER)
+                    .description("Records the stream threads' consumers are behind the ends of their partitions")
+                    .register(registry);
         }
     }
 
@@ -76,8 +88,30 @@ public class AccountingMetrics implements AccountingListener {
 
     @Override
     public void deadLettered(String sourceTopic, String kind) {
-        Counter.builder("allot.accounting.dead.letters").tag("topic", sourceTopic).tag("kind", kind)
-                .description("Records sent to the dead letters").register(registry).increment();
+        deadLetterCounter(sourceTopic, kind).increment();
+    }
+
+    private Counter deadLetterCounter(String sourceTopic, String kind) {
+        return Counter.builder("allot.dead.letters").tag("consumer", IntakeProcessor.CONSUMER).tag("topic", sourceTopic)
+                .tag("kind", kind).description("Records sent to the dead letters").register(registry);
+    }
+
+    /**
+     * Sum of the per-partition {@code records-lag} of the main and global consumers (not the restore
+     * consumers: restoring is not falling behind the input).
+     */
+    private double lag() {
+        double sum = 0;
+        for (Map.Entry<MetricName, ? extends Metric> e : streams.get().metrics().entrySet()) {
+            MetricName name = e.getKey();
+            String client = name.tags().getOrDefault("client-id", "");
+            if (name.name().equals("records-lag") && name.group().equals("consumer-fetch-manager-metrics")
+                    && name.tags().containsKey("partition") && !client.endsWith("restore-consumer")
+                    && e.getValue().metricValue() instanceof Number n && !Double.isNaN(n.doubleValue())) {
+                sum += n.doubleValue();
+            }
+        }
+        return sum;
     }
 
     @Override

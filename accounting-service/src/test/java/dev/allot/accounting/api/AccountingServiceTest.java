@@ -135,6 +135,19 @@ class AccountingServiceTest {
         assertThat(ledger.getDouble("deliveredGpuHours")).isEqualTo(expectedA / 3600);
         assertThat(ledger.getDouble("hours[0].entitledGpuSeconds")).isEqualTo(21600.0);
 
+        // the same figures as Prometheus gauges over the window: team-a a leaf owed 2 and delivered 2.5 GPU-hours,
+        // entitled 0.75 x 8 GPUs x 168 h; the root an inner account
+        double deliveredA = expectedA / 3600;
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(given().get("/q/metrics").asString())
+                .contains("allot_account_owed_gpu_hours{account=\"" + teamA + "\",cluster=\"" + cluster
+                        + "\",leaf=\"true\"} 2.0")
+                .contains("allot_account_delivered_gpu_hours{account=\"" + teamA + "\",cluster=\"" + cluster
+                        + "\",leaf=\"true\"} " + deliveredA)
+                .contains("allot_account_entitled_gpu_hours{account=\"" + teamA + "\",cluster=\"" + cluster
+                        + "\",leaf=\"true\"} " + 0.75 * 8 * 168)
+                .contains("allot_account_fair_share_ratio{account=\"" + root + "\",cluster=\"" + cluster
+                        + "\",leaf=\"false\"}"));
+
         // the audit replay, from the log alone, agrees with the live service
         long asOf = System.currentTimeMillis();
         JsonPath live = given().queryParam("cluster", cluster).queryParam("account", root).queryParam("asOf", asOf)
@@ -177,7 +190,8 @@ class AccountingServiceTest {
                     .singleElement().satisfies(letter -> assertThat(letter.getReason()).startsWith("malformed")));
         }
         given().get("/q/metrics").then().statusCode(200)
-                .body(containsString("allot_accounting_dead_letters_total{kind=\"malformed\""))
+                .body(containsString("allot_dead_letters_total{consumer=\"accounting-service\",kind=\"malformed\",topic=\"usage\"} 1.0"))
+                .body(containsString("allot_consumer_lag_records{consumer=\"accounting-service\"}"))
                 .body(containsString("allot_accounting_store_entries"));
         given().get("/q/health/ready").then().statusCode(200)
                 .body(containsString(StreamsServing.NAME)).body(containsString("RUNNING"));

@@ -1,6 +1,7 @@
 package dev.allot.budget.kafka;
 
 import dev.allot.budget.LogView;
+import dev.allot.edge.ConsumerLag;
 import dev.allot.edge.EventReader;
 import dev.allot.edge.InvalidRecord;
 import dev.allot.edge.Redelivery;
@@ -82,6 +83,7 @@ public class LogProjector {
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private Counter deadLetters;
     private Counter applied;
+    private final ConsumerLag lag = new ConsumerLag();
 
     void start(@Observes StartupEvent event) {
         deadLetters = Counter.builder("allot.dead.letters").tag("consumer", settings.consumerName())
@@ -89,6 +91,9 @@ public class LogProjector {
         applied = Counter.builder("allot.budget.projection.records").description("Log records applied")
                 .register(metrics);
         metrics.gauge("allot.budget.projection.caught.up", this, p -> p.caughtUp ? 1 : 0);
+        io.micrometer.core.instrument.Gauge.builder("allot.consumer.lag.records", lag, ConsumerLag::records)
+                .tag("consumer", settings.consumerName())
+                .description("Records the projection is behind the ends of its partitions").register(metrics);
         metrics.gauge("allot.budget.accounts", view, v -> v.tree().size());
         metrics.gauge("allot.budget.jobs.known", view, v -> v.jobs().size());
         reader = settings.clients().reader();
@@ -171,6 +176,7 @@ public class LogProjector {
                 }
                 while (running) {
                     ConsumerRecords<byte[], byte[]> records = c.poll(Duration.ofMillis(200));
+                    lag.measure(c);
                     boolean retry = false;
                     for (ConsumerRecord<byte[], byte[]> record : records) {
                         try {

@@ -107,6 +107,7 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
         try {
             while (running) {
                 ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(200));
+                metrics.lag(consumer);
                 for (ConsumerRecord<byte[], byte[]> record : batch) {
                     try {
                         process(record);
