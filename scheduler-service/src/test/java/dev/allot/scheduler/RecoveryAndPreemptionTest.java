@@ -128,6 +128,16 @@ class RecoveryAndPreemptionTest {
                     .filter(r -> Events.stopFor(r, free) || Events.startFor(r, paid))
                     .map(r -> r.value().getPayload().getClass().getSimpleName()).toList();
             assertThat(order).containsExactly("StopJob", "StartJob");
+
+            // bin/allot audit: replaying the log through the same code re-derives the victim's decisions
+            java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+            int rc = Audit.run(infra.bootstrapServers(), infra.registryUrl(), free, null,
+                    new java.io.PrintStream(printed, true));
+            assertThat(printed.toString()).as(printed.toString()).contains("on cluster " + events.cluster)
+                    .containsPattern("JobPlaced +RUNNING +same +" + events.cluster + "-n1 GPUs \\[0, 1, 2, 3\\]")
+                    .containsPattern("JobPreempted +WAITING +same +by " + paid)
+                    .contains("every decision re-derived from the log");
+            assertThat(rc).isZero();
         } finally {
             loop.stop();
         }
@@ -195,13 +205,14 @@ class RecoveryAndPreemptionTest {
         await().atMost(WAIT).until(() -> first.status().nodes() == 1);
         String running = events.submit(team, 1, 6, 600);
         await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(running)).hasSize(1));
-        String waitingOld = events.submit(team, 1, 4, 600); // 2 GPUs free: it waits
+        String waitingOld = events.submit(team, 1, 6, 600); // 2 GPUs free: it waits
         await().atMost(WAIT).until(() -> first.status().waiting() == 1);
         List<ReplicaPlacement> placement = first.status().runningJobs().get(running);
 
         // when it crashes in the middle of a step (records sent, transaction neither committed nor aborted)
         first.halt();
-        String pending = events.submit(otherTeam, 1, 2, 600);
+        // (unallocated: it may use the 2 GPUs the node keeps for the waiting job, being preemptible at once)
+        String pending = events.submit(otherTeam, 1, 2, 0);
         await().atMost(WAIT).until(first::ended);
 
         SchedulerLoop second = loop();
@@ -213,7 +224,7 @@ class RecoveryAndPreemptionTest {
             await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(pending)).singleElement()
                     .satisfies(s -> assertThat(s.getGpuIndices()).containsExactly(6, 7)));
             // a waiting job keeps its queue time: one submitted after the restart stays behind it
-            String waitingNew = events.submit(team, 1, 4, 600);
+            String waitingNew = events.submit(team, 1, 6, 600);
             await().atMost(WAIT).until(() -> second.status().waiting() == 2);
             events.exited(running, node, 0, 0);
             await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(waitingOld))
