@@ -176,7 +176,8 @@ class JobApiTest {
     void givenASubmittedJob_whenTheSchedulerAndAgentReport_thenGetFollowsStateAndHistory() {
         String id = submit(job(""));
         Instant t0 = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS); // timestamp-millis on the wire
-        publish(id, JobState.WAITING, t0, new JobAccepted(team, "local", ChargeMode.ALLOCATED, t0));
+        publish(id, JobState.WAITING, t0, JobAccepted.newBuilder().setBudget(team).setCluster("local")
+                .setChargeMode(ChargeMode.ALLOCATED).setQueuedAt(t0).build());
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/jobs/" + id).then()
                 .body("seenByScheduler", equalTo(true)).body("state", equalTo("WAITING")));
 
@@ -264,6 +265,25 @@ class JobApiTest {
         assertThat(cancel.getReason()).isEqualTo("typo");
         JsonPath view = Api.asAdmin().when().get("/jobs/" + id).then().statusCode(200).extract().jsonPath();
         assertThat(view.getBoolean("cancelRequested")).isTrue();
+    }
+
+    @Test
+    void givenAJobKnownOnlyFromJobEvents_whenAcceptedThenCancelled_thenGetShowsItsShapeAndWhoCancelledIt() {
+        // given a job whose submission is not in this log (say, past retention): only the scheduler's events
+        String id = "only-events-" + UUID.randomUUID();
+        Instant t0 = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        publish(id, JobState.WAITING, t0, JobAccepted.newBuilder().setBudget(team).setCluster("local")
+                .setChargeMode(ChargeMode.ALLOCATED).setQueuedAt(t0).setReplicas(2).setGpusPerReplica(4)
+                .setMinRuntimeSeconds(600).setResumable(true).setPriority(3).setSubmitter("erin").build());
+        // when the scheduler cancels it
+        publish(id, JobState.CANCELLED, t0.plusMillis(10), new dev.allot.schemas.JobCancelled("dave", "typo", false));
+        // then the view has the request's shape from JobAccepted, and who cancelled it and why
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/jobs/" + id).then()
+                .body("state", equalTo("CANCELLED"))
+                .body("replicas", equalTo(2)).body("gpus", equalTo(8)).body("submitter", equalTo("erin"))
+                .body("minRuntimeSeconds", equalTo(600)).body("priority", equalTo(3))
+                .body("cancellation.requestedBy", equalTo("dave")).body("cancellation.reason", equalTo("typo"))
+                .body("history.type", equalTo(List.of("JobAccepted", "JobCancelled"))));
     }
 
     private static void publish(String jobId, JobState stateAfter, Instant at, Object payload) {

@@ -59,6 +59,24 @@ final class AllotApi {
         return send("GET", "/queue?cluster=" + cluster, null).json();
     }
 
+    /** GET of an absolute URL (another service's API), as JSON. */
+    JsonNode json(String url) {
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url))
+                    .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("GET " + url + " answered " + response.statusCode() + ": "
+                        + response.body());
+            }
+            return JSON.readTree(response.body());
+        } catch (IOException e) {
+            throw new IllegalStateException("GET " + url + " failed", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     JsonNode budgets() {
         return send("GET", "/budgets", null).json();
     }

@@ -12,6 +12,7 @@ import dev.allot.schemas.NodeStatus;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfra;
 import dev.allot.testsupport.AllotInfrastructure;
+import dev.allot.testsupport.ConfluentCompatClient;
 import dev.allot.testsupport.Tail;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -273,6 +274,127 @@ class SystemEndToEndTest {
                 }
             }
         }
+    }
+
+    @Test
+    @Order(6)
+    void givenTheRunsAbove_whenEveryTopicIsReadWithAGenericConfluentConsumer_thenEveryRecordDecodesOrIsADeadLetter() {
+        // A consumer that knows nothing of Allot's classes: magic byte, schema id, the schema from the
+        // registry's Confluent-compatible API, Avro's generic reader.
+        ConfluentCompatClient ccompat = new ConfluentCompatClient(infra.confluentCompatibleUrl());
+        Map<Integer, org.apache.avro.Schema> schemas = new HashMap<>();
+        Set<String> deadLetters = new java.util.HashSet<>();
+        Map<String, Integer> decoded = new java.util.TreeMap<>();
+        List<String> failures = new ArrayList<>();
+        Map<String, List<ConsumerRecord<byte[], byte[]>>> byTopic = new HashMap<>();
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer = infra.rawConsumer()) {
+            for (var topic : Topics.ALL) {
+                byTopic.put(topic.name(), readAll(consumer, topic.name()));
+            }
+        }
+        for (var topic : Topics.ALL) {
+            for (ConsumerRecord<byte[], byte[]> r : byTopic.get(topic.name())) {
+                if (r.value() == null) {
+                    continue; // a tombstone on a compacted topic
+                }
+                try {
+                    org.apache.avro.generic.GenericRecord value = decode(ccompat, schemas, r.value());
+                    assertThat(value.getSchema().getFullName()).as(topic.name())
+                            .isEqualTo(topic.valueType().getName());
+                    decoded.merge(topic.name(), 1, Integer::sum);
+                    if (topic.name().equals(Topics.DEAD_LETTERS.name())) {
+                        deadLetters.add(value.get("sourceTopic") + "-" + value.get("partition") + "@"
+                                + value.get("offset"));
+                    }
+                } catch (RuntimeException | java.io.IOException e) {
+                    failures.add(topic.name() + "-" + r.partition() + "@" + r.offset() + ": " + e);
+                }
+            }
+        }
+        // Only the garbage the scenarios wrote on purpose does not decode, and each piece is a dead letter.
+        assertThat(failures).allSatisfy(f -> assertThat(deadLetters).as(f).contains(f.substring(0, f.indexOf(':'))));
+        assertThat(decoded.keySet()).contains(Topics.BUDGETS.name(), Topics.JOB_REQUESTS.name(),
+                Topics.JOB_EVENTS.name(), Topics.NODE_COMMANDS.name(), Topics.NODE_STATUS.name(), Topics.USAGE.name(),
+                Topics.BUDGET_USAGE.name(), Topics.QUEUE_STATUS.name(), Topics.DEAD_LETTERS.name());
+        // and there is no topic outside the catalogue (no private journal)
+        try (var admin = infra.admin()) {
+            Set<String> names = admin.listTopics().names().get();
+            assertThat(names).filteredOn(n -> !n.startsWith("_") && !n.startsWith("allot-accounting")
+                            && !n.contains("-changelog") && !n.contains("-repartition"))
+                    .allSatisfy(n -> assertThat(Topics.ALL).extracting(t -> t.name()).as(n).contains(n));
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    @Order(7)
+    void givenTheRunsAbove_whenAnAuditorReplaysTheLog_thenTheFiguresAreExactlyTheLiveAccountingOnes() throws Exception {
+        // given every job of the scenarios ended (no usage in flight), an as-of time after them
+        long asOf = System.currentTimeMillis();
+        // when the log is replayed from the beginning by the audit tool, as its own process
+        Path root = Path.of(System.getProperty("allot.root", "..")).toAbsolutePath().normalize();
+        Path app = root.resolve("accounting-service/target/quarkus-app");
+        Path printed = Files.createTempFile("allot-replay", ".json");
+        Process replay = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", app + "/app/*:" + app + "/lib/main/*:" + app + "/lib/boot/*",
+                "dev.allot.accounting.replay.ReplayCommand", "--bootstrap", infra.bootstrapServers(),
+                "--registry", infra.registryUrl(), "--from", Long.toString(asOf - 86_400_000L), "--to",
+                Long.toString(asOf), "--report", "usage", "--cluster", system.cluster, "--account", lab, "--json")
+                .redirectOutput(printed.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        assertThat(replay.waitFor(PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(replay.exitValue()).isZero();
+        JsonNode lines = new com.fasterxml.jackson.databind.ObjectMapper().readTree(printed.toFile());
+        assertThat(lines.size()).isEqualTo(4); // the lab and its three teams
+        // then the live accounting-service, asked for the same instant, says exactly the same
+        for (JsonNode line : lines) {
+            JsonNode replayed = line.get("rolling");
+            String account = replayed.get("account").asText();
+            assertThat(replayed.get("chargedGpuSeconds").asDouble()).as(account).isPositive();
+            await(account).atMost(PATIENCE).untilAsserted(() -> {
+                JsonNode live = system.api.json(system.accounting.url() + "/accounting/usage?cluster="
+                        + system.cluster + "&account=" + account + "&asOf=" + asOf);
+                for (String figure : List.of("chargedGpuSeconds", "unallocatedGpuSeconds", "entitledGpuSeconds")) {
+                    assertThat(live.get(figure).asDouble()).as(account + " " + figure)
+                            .isEqualTo(replayed.get(figure).asDouble());
+                }
+            });
+        }
+    }
+
+    private static List<ConsumerRecord<byte[], byte[]>> readAll(
+            org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer, String topic) {
+        List<org.apache.kafka.common.TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                .map(p -> new org.apache.kafka.common.TopicPartition(topic, p.partition())).toList();
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+        Map<org.apache.kafka.common.TopicPartition, Long> end = consumer.endOffsets(partitions);
+        List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+        long deadline = System.nanoTime() + PATIENCE.toNanos();
+        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+            assertThat(System.nanoTime()).as("reading %s", topic).isLessThan(deadline);
+            consumer.poll(Duration.ofMillis(200)).forEach(records::add);
+        }
+        return records;
+    }
+
+    private static org.apache.avro.generic.GenericRecord decode(ConfluentCompatClient ccompat,
+            Map<Integer, org.apache.avro.Schema> schemas, byte[] bytes) throws java.io.IOException {
+        java.nio.ByteBuffer buffer = java.nio.ByteBuffer.wrap(bytes);
+        if (bytes.length < 5 || buffer.get() != 0) {
+            throw new IllegalArgumentException("not the Confluent wire format");
+        }
+        int id = buffer.getInt();
+        org.apache.avro.Schema writer = schemas.computeIfAbsent(id, ccompat::schemaById);
+        org.apache.avro.io.BinaryDecoder decoder = org.apache.avro.io.DecoderFactory.get()
+                .binaryDecoder(bytes, 5, bytes.length - 5, null);
+        org.apache.avro.generic.GenericRecord value =
+                new org.apache.avro.generic.GenericDatumReader<org.apache.avro.generic.GenericRecord>(writer)
+                        .read(null, decoder);
+        if (!decoder.isEnd()) {
+            throw new IllegalArgumentException("bytes left after the record");
+        }
+        return value;
     }
 
     // ---- helpers ----

@@ -51,4 +51,9 @@ public interface JobView {
 
     /** How many times this job was preempted, released for drain or requeued after node loss. */
     int requeues();
+
+    /** Whether the current run was started in the debug lane (false when not running). */
+    default boolean inDebugLane() {
+        return false;
+    }
 }

@@ -311,6 +311,65 @@ public final class Scheduler {
         }
     }
 
+    // ---------------------------------------------------------------- recovery
+
+    /**
+     * Restores a job as it stood in an earlier process (a service rebuilding from the log): it
+     * waits with its queue time and requeue count, or runs on exactly the nodes and GPU indices it
+     * was given, from its placement time, with its last checkpoint. Nothing is decided about it
+     * until the next pass, which treats it like any job that arrived or was placed so. Restore jobs
+     * in the order they were first submitted (it is the tie-break among equal protected windows),
+     * after their budgets and nodes.
+     *
+     * @throws IllegalArgumentException for a job id the core knows, or a request the contract refuses
+     * @throws IllegalStateException for a placement on an unknown or lost node, or on GPUs not free
+     *     (two jobs never share a GPU); the core is left as it was
+     */
+    public void restore(long atMillis, RestoredJob restored) {
+        advance(atMillis);
+        JobRequest request = restored.request();
+        if (jobs.contains(request.jobId())) {
+            throw new IllegalArgumentException("job " + request.jobId() + " is known already");
+        }
+        Optional<String> invalid = Contract.validate(request, config.maxMinRuntimeMillis());
+        if (invalid.isPresent()) {
+            throw new IllegalArgumentException("job " + request.jobId() + ": " + invalid.get());
+        }
+        ClusterState cs = cluster(request.cluster());
+        ArrayList<Node> nodes = new ArrayList<>(restored.placement().size());
+        ArrayList<List<Integer>> gpus = new ArrayList<>(restored.placement().size());
+        for (ReplicaPlacement r : restored.placement()) {
+            Node n = cs.node(r.nodeId());
+            if (n == null) {
+                throw new IllegalStateException("job " + request.jobId() + ": node " + r.nodeId()
+                        + " is not registered in cluster " + request.cluster());
+            }
+            nodes.add(n);
+            gpus.add(r.gpuIndices());
+        }
+        Job j = new Job(request, jobs.nextSeq(), jobs.accountId(request.account()),
+                policy.hasDebugLane() && config.debugLane().hasDebugShape(request));
+        if (restored.running()) {
+            cs.restoreRunning(j, nodes, gpus, restored.placedAtMillis(), restored.lastCheckpointMillis(),
+                    restored.queuedSinceMillis(), restored.requeues(), j.unallocated() || !policy.contractsProtect(),
+                    restored.debugLane() && j.debugShape());
+        } else {
+            cs.restoreWaiting(j, restored.queuedSinceMillis(), restored.requeues());
+        }
+        jobs.add(j);
+    }
+
+    /**
+     * A core rebuilt from the log: the draining node's {@link Decision.NodeDrained} was reported
+     * already (it is in the log), so the next pass does not report it again.
+     */
+    public void restoreDrainReported(String nodeId) {
+        Node n = nodeById.get(nodeId);
+        if (n != null && n.draining()) {
+            n.markDrainedReported();
+        }
+    }
+
     // ---------------------------------------------------------------- the cycle
 
     /** Runs one scheduling pass over every cluster (sorted by name) and returns its decisions in order. */

@@ -7,6 +7,7 @@ import dev.allot.core.explain.AccountUsage;
 import dev.allot.schemas.AccountRatio;
 import dev.allot.schemas.GpuAssignment;
 import dev.allot.schemas.JobAccepted;
+import dev.allot.schemas.JobCancelled;
 import dev.allot.schemas.JobCompleted;
 import dev.allot.schemas.JobEvent;
 import dev.allot.schemas.JobFailed;
@@ -44,6 +45,9 @@ final class DecisionWriter {
 
         /** How to start the job (command and environment as submitted); null for a job that is not ours. */
         EdgeJob.Launch launch(String jobId);
+
+        /** Whether the job's current run was started in the debug lane. */
+        boolean inDebugLane(String jobId);
 
         /** The core's count of the job's requeues (preemptions, drain releases, node losses). */
         int requeues(String jobId);
@@ -132,15 +136,18 @@ final class DecisionWriter {
                     schemaMode(p.chargeMode()))));
         }
         out.add(jobEvent(p.jobId(), JobState.RUNNING, now, new JobPlaced(cluster, p.account(), assignments,
-                schemaMode(p.chargeMode()), Instant.ofEpochMilli(p.protectedUntilMillis()), attempt, p.reason())));
+                schemaMode(p.chargeMode()), Instant.ofEpochMilli(p.protectedUntilMillis()), attempt, p.reason(),
+                facts.inDebugLane(p.jobId()))));
     }
 
     // ------------------------------------------------------------------ the edge's own verdicts
 
-    /** A submission the core now holds (it waits). */
+    /** A submission the core now holds (it waits), with its shape: a job's life reads from job-events alone. */
     Output accepted(Input.Submit s, ChargeMode mode) {
         return jobEvent(s.jobId(), JobState.WAITING, s.at(),
-                new JobAccepted(s.budget(), cluster, schemaMode(mode), Instant.ofEpochMilli(s.submittedAt())));
+                new JobAccepted(s.budget(), cluster, schemaMode(mode), Instant.ofEpochMilli(s.submittedAt()),
+                        s.replicas(), s.gpusPerReplica(), s.minRuntimeSeconds(), s.resumable(), s.priority(),
+                        s.expectedDurationSeconds(), s.submitter()));
     }
 
     /** A refusal; {@code stateAfter} is the job's state (a duplicate id leaves the first job's as it is). */
@@ -170,11 +177,10 @@ final class DecisionWriter {
         return out;
     }
 
-    /** There is no JobCancelled: a cancel is a JobFailed naming who cancelled, with stateAfter CANCELLED. */
-    List<Output> cancelled(Input.Cancel c, List<EdgeJob.Stop> stops) {
+    /** A cancel: StopJob(CANCELLED) to the running replicas, then the JobCancelled verdict naming who asked. */
+    List<Output> cancelled(Input.Cancel c, List<EdgeJob.Stop> stops, boolean wasRunning) {
         List<Output> out = new ArrayList<>(stopCommands(c.jobId(), stops, c.at()));
-        String reason = "cancelled by " + c.requestedBy() + (c.reason() == null ? "" : ": " + c.reason());
-        out.add(jobEvent(c.jobId(), JobState.CANCELLED, c.at(), new JobFailed(reason, null)));
+        out.add(jobEvent(c.jobId(), JobState.CANCELLED, c.at(), new JobCancelled(c.requestedBy(), c.reason(), wasRunning)));
         return out;
     }
 

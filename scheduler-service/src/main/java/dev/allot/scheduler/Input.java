@@ -1,35 +1,14 @@
 package dev.allot.scheduler;
 
-import com.fasterxml.jackson.annotation.JsonSubTypes;
-import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import java.util.List;
 import java.util.Map;
 
 /**
  * A fact from the log, mapped to the scheduler's domain at the edge ({@link RecordMapper}): what the
- * {@link Projection} applies. Inputs are also what the journal records (in the order they were
- * applied, with the time they were applied at), so a restart re-applies exactly the same calls and
- * the deterministic core takes exactly the same decisions. {@code at} is the loop's clock when the
- * input was applied. A {@link Heartbeat} is applied like any other input but is not journaled
- * (liveness restarts after a rebuild); when it brings a lost node back, the {@link RegisterNode} it
- * stands for is.
+ * {@link Projection} applies. {@code at} is the loop's clock when the input was applied. A
+ * {@link Heartbeat} is applied like any other input; when it brings a lost node back, it stands for
+ * a {@link RegisterNode}.
  */
-@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "op")
-@JsonSubTypes({
-        @JsonSubTypes.Type(value = Input.Submit.class, name = "submit"),
-        @JsonSubTypes.Type(value = Input.Cancel.class, name = "cancel"),
-        @JsonSubTypes.Type(value = Input.DefineBudget.class, name = "budget"),
-        @JsonSubTypes.Type(value = Input.RemoveBudget.class, name = "budget-removed"),
-        @JsonSubTypes.Type(value = Input.RegisterNode.class, name = "node"),
-        @JsonSubTypes.Type(value = Input.NodeLost.class, name = "node-lost"),
-        @JsonSubTypes.Type(value = Input.Drain.class, name = "drain"),
-        @JsonSubTypes.Type(value = Input.Undrain.class, name = "undrain"),
-        @JsonSubTypes.Type(value = Input.Started.class, name = "started"),
-        @JsonSubTypes.Type(value = Input.Checkpointed.class, name = "checkpointed"),
-        @JsonSubTypes.Type(value = Input.Exited.class, name = "exited"),
-        @JsonSubTypes.Type(value = Input.Usage.class, name = "usage"),
-        @JsonSubTypes.Type(value = Input.Heartbeat.class, name = "heartbeat")
-})
 public sealed interface Input {
 
     long at();

@@ -15,7 +15,7 @@ import java.util.function.Predicate;
  * are lost, when a lost node is back, and which replicas to fence; the {@link Projection} applies
  * that to the core.
  *
- * <p>Liveness is not journaled: after a rebuild every node gets a fresh grace period ({@link #heardAllAt}).
+ * <p>Liveness is not in the log: after a rebuild every node gets a fresh grace period ({@link #heardAllAt}).
  */
 final class NodeLiveness {
 
@@ -145,7 +145,7 @@ final class NodeLiveness {
         return lost;
     }
 
-    /** After a replay: liveness is not in the journal, so every known node gets a fresh grace period. */
+    /** After a rebuild: liveness is not in the log, so every known node gets a fresh grace period. */
     void heardAllAt(long now) {
         for (String nodeId : agents.keySet()) {
             lastHeard.put(nodeId, now);

@@ -32,7 +32,7 @@ import org.jboss.logging.Logger;
  * {@link DecisionWriter}. No Kafka here: the loop makes a step one transaction.
  *
  * <p>Single-threaded, like the core. Every method that changes state is driven only by its
- * arguments (time included), so replaying the journal's inputs rebuilds the same state.
+ * arguments (time included); after a restart {@link LogRestore} rebuilds it from the log ({@link #restore}).
  */
 public final class Projection {
 
@@ -119,11 +119,11 @@ public final class Projection {
 
     /**
      * Applies one input; what follows from it directly (verdicts, stops) goes to {@code out}. An
-     * input the core refuses (an exception) is logged and journaled all the same: a replay meets the
+     * input the core refuses (an exception) is logged and counted all the same: a rebuild meets the
      * same refusal at the same point.
      *
-     * @return the inputs to journal: the input itself, but for a heartbeat only the registration of
-     *     a lost node it brings back (liveness is not journaled)
+     * @return the inputs that changed the scheduler's state: the input itself, but for a heartbeat
+     *     only the registration of a lost node it brings back
      */
     public List<Input> apply(Input input, List<Output> out) {
         try {
@@ -186,11 +186,16 @@ public final class Projection {
             return;
         }
         jobs.put(s.jobId(), EdgeJob.accepted(new EdgeJob.Launch(s.command(), s.env(), s.checkpointGraceSeconds())));
-        long expected = s.expectedDurationSeconds() == null ? -1 : s.expectedDurationSeconds() * 1000;
-        core.submit(s.at(), new JobRequest(s.jobId(), s.budget(), cluster, s.replicas(), s.gpusPerReplica(),
-                s.minRuntimeSeconds() * 1000, s.resumable(), s.priority(), s.submittedAt(), expected));
+        core.submit(s.at(), coreRequest(s, cluster));
         ChargeMode mode = s.minRuntimeSeconds() > 0 ? ChargeMode.ALLOCATED : ChargeMode.UNALLOCATED;
         out.add(writer.accepted(s, mode));
+    }
+
+    /** The core's request for a submission of {@code cluster}. */
+    static JobRequest coreRequest(Input.Submit s, String cluster) {
+        long expected = s.expectedDurationSeconds() == null ? -1 : s.expectedDurationSeconds() * 1000;
+        return new JobRequest(s.jobId(), s.budget(), cluster, s.replicas(), s.gpusPerReplica(),
+                s.minRuntimeSeconds() * 1000, s.resumable(), s.priority(), s.submittedAt(), expected);
     }
 
     private void cancel(Input.Cancel c, List<Output> out) {
@@ -204,7 +209,7 @@ public final class Projection {
                 : List.of();
         core.cancel(c.at(), c.jobId());
         j.verdict = JobState.CANCELLED;
-        out.addAll(writer.cancelled(c, stops));
+        out.addAll(writer.cancelled(c, stops, state == JobState.RUNNING));
     }
 
     private void registerNode(Input.RegisterNode n) {
@@ -317,6 +322,62 @@ public final class Projection {
         }
     }
 
+    // ------------------------------------------------------------------ restore from the log
+
+    /**
+     * A fresh projection takes the state the log describes ({@link LogRestore}): budgets, node
+     * registrations and drains applied as inputs in the order of the times the log gives them (so
+     * entitlement counts from when each budget and node began, as it did live; of a budget changed
+     * several times the compacted log keeps the latest definition only), the jobs restored in the
+     * core as they stood (a running job on its GPUs; one the core cannot restore there waits again,
+     * its replicas stopped as strays by the agents' heartbeats), then usage. Liveness starts afresh
+     * from {@code now}.
+     */
+    void restore(long now, List<Input> facts, java.util.Set<String> drainReported, List<LogRestore.Job> restored,
+            java.util.Collection<Input.Usage> usage) {
+        List<Output> discarded = new java.util.ArrayList<>();
+        List<Input> inTimeOrder = new java.util.ArrayList<>(facts);
+        inTimeOrder.sort(java.util.Comparator.comparingLong(Input::at)); // stable: log order among equal times
+        for (Input f : inTimeOrder) {
+            apply(withTime(f, Math.min(f.at(), now)), discarded);
+        }
+        drainReported.forEach(core::restoreDrainReported);
+        List<LogRestore.Job> runningNow = new java.util.ArrayList<>();
+        for (LogRestore.Job j : restored) {
+            jobs.put(j.jobId, j.edge);
+            dev.allot.core.RestoredJob r = j.restored();
+            if (r == null) {
+                continue;
+            }
+            try {
+                core.restore(now, r);
+                if (r.running()) {
+                    runningNow.add(j);
+                }
+            } catch (RuntimeException e) {
+                LOG.errorf("job %s cannot be restored as it stood (%s); it waits again", j.jobId, e.getMessage());
+                core.restore(now, dev.allot.core.RestoredJob.waiting(r.request(), r.queuedSinceMillis(), r.requeues()));
+            }
+        }
+        runningNow.sort(java.util.Comparator.comparingLong(j -> j.placedAt));
+        runningNow.forEach(j -> running.add(j.jobId));
+        for (Input.Usage u : usage) {
+            usage(new Input.Usage(now, u.account(), u.chargedGpuSeconds(), u.unallocatedGpuSeconds()));
+        }
+        liveness.heardAllAt(now);
+    }
+
+    private static Input withTime(Input in, long at) {
+        return switch (in) {
+            case Input.DefineBudget b -> new Input.DefineBudget(at, b.path(), b.parent(), b.share());
+            case Input.RemoveBudget b -> new Input.RemoveBudget(at, b.path());
+            case Input.RegisterNode n -> new Input.RegisterNode(at, n.nodeId(), n.gpus(), n.agentEpoch());
+            case Input.Drain d -> new Input.Drain(at, d.nodeId(), d.requestedBy());
+            case Input.Undrain u -> new Input.Undrain(at, u.nodeId());
+            default -> in;
+        };
+    }
+
     // ------------------------------------------------------------------ liveness
 
     /** Nodes that missed their heartbeats for longer than {@code lost-after}: to be applied as {@link Input.NodeLost}. */
@@ -324,7 +385,7 @@ public final class Projection {
         return liveness.lostNodes(now, this::liveInCore);
     }
 
-    /** After a replay: liveness is not in the journal, so every known node gets a fresh grace period. */
+    /** After a rebuild: liveness is not in the log, so every known node gets a fresh grace period. */
     public void heardAllAt(long now) {
         liveness.heardAllAt(now);
     }
@@ -415,6 +476,11 @@ public final class Projection {
         public EdgeJob.Launch launch(String jobId) {
             EdgeJob j = jobs.get(jobId);
             return j == null ? null : j.launch;
+        }
+
+        @Override
+        public boolean inDebugLane(String jobId) {
+            return core.job(jobId).map(JobView::inDebugLane).orElse(false);
         }
 
         @Override

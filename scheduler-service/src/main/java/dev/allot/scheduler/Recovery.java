@@ -1,35 +1,36 @@
 package dev.allot.scheduler;
 
+import dev.allot.edge.EventReader;
+import dev.allot.edge.InvalidRecord;
+import dev.allot.schemas.JobEvent;
+import dev.allot.schemas.catalogue.Topic;
+import dev.allot.schemas.catalogue.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.TopicExistsException;
 import org.jboss.logging.Logger;
 
 /**
- * The journal and the rebuild from it (README, "Recovery"). Each step of the loop writes one
- * {@link JournalEntry} (the inputs it applied, in order, and whether it ran a pass) to the private
- * topic {@code scheduler-journal-<cluster>} in the same transaction as its outputs and input offsets.
- * On start the committed entries are replayed into a fresh {@link Projection}: the core is
- * deterministic, so it takes the same decisions again (discarded this time: they are in the log).
+ * The rebuild from the public log (README, "Recovery"). After {@code initTransactions} has fenced
+ * any older instance and aborted its open transaction, every input topic is read from the beginning
+ * to its end (read_committed: only committed transactions), through the same decoder as live, into
+ * a {@link LogRestore}: the records below the group's committed offsets are the inputs the last
+ * commit had applied, and the scheduler's own decisions count wherever they are. The loop then
+ * resumes every input from the committed offsets.
  */
 final class Recovery {
 
     private static final Logger LOG = Logger.getLogger(Recovery.class);
 
-    /** The projection the journal rebuilt, and what the rebuild cost. */
-    record Rebuilt(Projection projection, long entries, long millis) {
+    /** The projection the log rebuilt, and what the rebuild cost. */
+    record Rebuilt(Projection projection, long records, long millis) {
     }
 
     private final Settings settings;
@@ -40,78 +41,71 @@ final class Recovery {
         this.clients = clients;
     }
 
-    /** The journal topic (delete, retention -1, one partition, 16 MiB records), created if missing. */
-    void ensureJournal() {
-        String topic = settings.journalTopic();
-        try (Admin admin = clients.admin()) {
-            if (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
-                return;
-            }
-            NewTopic journal = new NewTopic(topic, Optional.of(1), Optional.empty()).configs(Map.of(
-                    "cleanup.policy", "delete", "retention.ms", "-1",
-                    "max.message.bytes", String.valueOf(SchedulerClients.MAX_RECORD_BYTES)));
-            admin.createTopics(List.of(journal)).all().get(30, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("cannot create the journal topic " + topic, e);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("broker unreachable at " + settings.bootstrapServers(), e);
-        }
-    }
-
-    /** The record that journals one step, to be sent in the step's transaction. */
-    ProducerRecord<String, byte[]> journalRecord(JournalEntry entry) {
-        return new ProducerRecord<>(settings.journalTopic(), settings.cluster(), entry.toBytes());
-    }
-
     /**
-     * Replays the committed journal (read_committed, up to its last stable offset) into a fresh
-     * projection. Liveness is not journaled: every known node gets a fresh grace period from now.
+     * The projection the log describes. Without any committed offset (a first start) nothing was
+     * applied: a fresh projection, and the loop reads every topic from the beginning.
+     *
+     * @param committed the cluster group's committed offset per input partition (absent: none)
      */
-    Rebuilt rebuild() {
+    Rebuilt rebuild(Map<TopicPartition, OffsetAndMetadata> committed) {
         long began = System.nanoTime();
-        Projection projection = new Projection(settings);
-        long entries = 0;
-        try (KafkaConsumer<byte[], byte[]> journal = clients.journalConsumer()) {
-            TopicPartition tp = new TopicPartition(settings.journalTopic(), 0);
-            journal.assign(List.of(tp));
-            journal.seekToBeginning(List.of(tp));
-            long end = journal.endOffsets(List.of(tp)).get(tp); // read_committed: the last stable offset
-            List<Output> discarded = new ArrayList<>();
-            while (journal.position(tp) < end) {
-                for (ConsumerRecord<byte[], byte[]> record : journal.poll(Duration.ofMillis(200))) {
-                    replay(projection, JournalEntry.fromBytes(record.value()), discarded);
-                    discarded.clear();
-                    entries++;
-                }
-            }
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuBegan = cpu.getCurrentThreadCpuTime();
+        long now = System.currentTimeMillis();
+        if (committed.values().stream().allMatch(o -> o == null)) {
+            Projection fresh = new Projection(settings);
+            fresh.heardAllAt(now);
+            return new Rebuilt(fresh, 0, (System.nanoTime() - began) / 1_000_000);
         }
-        projection.heardAllAt(System.currentTimeMillis());
+        LogRestore fold = new LogRestore(settings.cluster());
+        EventReader reader = clients.reader();
+        try (KafkaConsumer<byte[], byte[]> consumer = clients.rebuildConsumer()) {
+            // Facts first, then submissions (their launches), then job-events (verdicts need both).
+            read(consumer, Topics.BUDGETS, committed, reader, fold::fact);
+            read(consumer, Topics.NODE_STATUS, committed, reader, fold::fact);
+            read(consumer, Topics.BUDGET_USAGE, committed, reader, fold::fact);
+            read(consumer, Topics.JOB_REQUESTS, committed, reader, fold::request);
+            read(consumer, Topics.JOB_EVENTS, committed, reader, (JobEvent e, boolean applied) -> fold.jobEvent(e, applied));
+        }
+        Projection projection = fold.into(settings, now);
         long millis = (System.nanoTime() - began) / 1_000_000;
-        LOG.infof("cluster %s: replayed %d journal entries in %d ms (%d jobs running, %d waiting, %d nodes)",
-                settings.cluster(), entries, millis, projection.runningCount(), projection.waitingCount(),
-                projection.nodeCount());
-        return new Rebuilt(projection, entries, millis);
+        LOG.infof("cluster %s: rebuilt from %d log records in %d ms, %d ms of this thread's CPU (%d jobs running, "
+                + "%d waiting, %d nodes)", settings.cluster(), fold.records(), millis,
+                (cpu.getCurrentThreadCpuTime() - cpuBegan) / 1_000_000, projection.runningCount(),
+                projection.waitingCount(), projection.nodeCount());
+        return new Rebuilt(projection, fold.records(), millis);
     }
 
-    /** One entry: its inputs in order, then its pass; what they decide goes to {@code discarded}. */
-    static void replay(Projection projection, JournalEntry entry, List<Output> discarded) {
-        for (Input input : entry.inputs()) {
-            projection.apply(input, discarded);
+    interface Sink<V> {
+        void accept(V event, boolean applied);
+    }
+
+    /** Reads one topic from the beginning to its end; a record is applied if it lies below the committed offset. */
+    private static <V extends SpecificRecord> void read(KafkaConsumer<byte[], byte[]> consumer, Topic<String, V> topic,
+            Map<TopicPartition, OffsetAndMetadata> committed, EventReader reader, Sink<? super V> sink) {
+        List<TopicPartition> partitions = new ArrayList<>();
+        for (PartitionInfo p : consumer.partitionsFor(topic.name())) {
+            partitions.add(new TopicPartition(topic.name(), p.partition()));
         }
-        if (entry.pass()) {
-            try {
-                projection.pass(entry.now(), discarded);
-            } catch (RuntimeException e) {
-                LOG.error("scheduling pass failed during replay", e);
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+        Map<TopicPartition, Long> end = consumer.endOffsets(partitions); // read_committed: last stable offsets
+        while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+            for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+                if (record.value() == null) {
+                    continue;
+                }
+                OffsetAndMetadata upTo = committed.get(new TopicPartition(record.topic(), record.partition()));
+                boolean applied = upTo != null && record.offset() < upTo.offset();
+                V event;
+                try {
+                    event = reader.read(topic, record.value());
+                } catch (InvalidRecord e) {
+                    continue; // dead-lettered when it was read live (or will be, when read from the committed offset)
+                }
+                sink.accept(event, applied);
             }
         }
-        if (LOG.isDebugEnabled()) {
-            Output.logDecisions(LOG, "replayed", entry.now(), discarded);
-        }
+        consumer.assign(List.of());
     }
 }

@@ -15,12 +15,12 @@ import org.apache.kafka.common.serialization.Serializer;
 /**
  * The scheduler's Kafka clients, built by the shared edge ({@link KafkaClients}: raw-bytes
  * read_committed consumers without auto-commit, idempotent producers) with what the scheduler does
- * differently in one place: records as large as a journal entry, and a transactional producer that
- * finds out quickly when it is fenced.
+ * differently in one place: large records (a queue snapshot of a big cluster), and a transactional
+ * producer that finds out quickly when it is fenced.
  */
 final class SchedulerClients {
 
-    /** Records as large as a journal entry of a big step (the journal topic allows 16 MiB). */
+    /** Records as large as a queue snapshot of a big cluster. */
     static final int MAX_RECORD_BYTES = 16 * 1024 * 1024;
 
     private final Settings settings;
@@ -56,9 +56,9 @@ final class SchedulerClients {
                 ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, MAX_RECORD_BYTES));
     }
 
-    /** The journal's reader during a rebuild (no group: it assigns the journal's one partition). */
-    KafkaConsumer<byte[], byte[]> journalConsumer() {
-        return kafka.consumer(settings.consumerName() + "/journal", Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500,
+    /** The log's reader during a rebuild (no group: it assigns every partition of one topic at a time). */
+    KafkaConsumer<byte[], byte[]> rebuildConsumer() {
+        return kafka.consumer(settings.consumerName() + "/rebuild", Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000,
                 ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, MAX_RECORD_BYTES));
     }
 

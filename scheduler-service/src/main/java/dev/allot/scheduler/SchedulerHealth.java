@@ -7,7 +7,7 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 
-/** Ready once the journal is replayed and the loop runs; live unless fenced by a newer instance. */
+/** Ready once the log is read back and the loop runs; live unless fenced by a newer instance. */
 public final class SchedulerHealth {
 
     private SchedulerHealth() {

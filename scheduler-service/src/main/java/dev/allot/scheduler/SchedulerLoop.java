@@ -32,12 +32,12 @@ import org.jboss.logging.Logger;
 /**
  * The scheduler's Kafka loop for one cluster, on a thread of its own: rebuild ({@link Recovery}),
  * then poll → read ({@link InputReader}) → apply ({@link Projection}) → pass → one transaction
- * (journal entry, commands, decisions, dead letters, input offsets). Plain Kafka clients built by
- * the shared edge ({@link SchedulerClients}), so that what is committed together is exactly what we say.
+ * (commands, decisions, dead letters, input offsets). Plain Kafka clients built by the shared edge
+ * ({@link SchedulerClients}), so that what is committed together is exactly what we say.
  *
  * <p>On start the loop fences any older instance ({@code initTransactions} with the cluster's
- * transactional id), rebuilds the projection from the journal, and resumes every input from the
- * committed offsets, which are exactly the inputs the journal does not contain.
+ * transactional id), rebuilds the projection from the public log (the inputs below the committed
+ * offsets and its own decisions), and resumes every input from the committed offsets.
  */
 public final class SchedulerLoop implements Runnable {
 
@@ -47,7 +47,7 @@ public final class SchedulerLoop implements Runnable {
 
     /** What the outside (health, metrics, HTTP, tests) may read; replaced after every step. */
     public record Status(Phase phase, String cluster, int waiting, int running, int nodes, long lastPassAtMillis,
-            long replayedEntries, long replayMillis, Map<String, List<ReplicaPlacement>> runningJobs,
+            long rebuiltFromRecords, long rebuildMillis, Map<String, List<ReplicaPlacement>> runningJobs,
             Projection.Gpus gpus) {
         static Status initial(String cluster) {
             return new Status(Phase.STARTING, cluster, 0, 0, 0, -1, 0, 0, Map.of(), Projection.Gpus.NONE);
@@ -61,6 +61,7 @@ public final class SchedulerLoop implements Runnable {
     private final InputReader reader;
     private final Recovery recovery;
     private volatile boolean stopping;
+    private volatile boolean halting;
     private volatile Status status;
     private volatile Thread thread;
     private volatile KafkaConsumer<byte[], byte[]> activeConsumer;
@@ -136,7 +137,7 @@ public final class SchedulerLoop implements Runnable {
                         break;
                     }
                     // State may no longer match what was committed: start again from the log.
-                    LOG.error("scheduler loop failed; rebuilding from the journal in 1 s", e);
+                    LOG.error("scheduler loop failed; rebuilding from the log in 1 s", e);
                     setPhase(Phase.FAILED);
                     sleepQuietly(1000);
                 }
@@ -164,20 +165,53 @@ public final class SchedulerLoop implements Runnable {
         return false;
     }
 
+    /** Thrown inside a step by {@link #halt}: the loop ends as a crash would. */
+    private static final class Halted extends RuntimeException {
+        Halted() {
+            super("halted", null, false, false);
+        }
+    }
+
+    /**
+     * Ends the loop as a crash would (for tests of recovery): the next step that writes sends its records but
+     * neither commits nor aborts its transaction, and its clients are abandoned, not closed. A new
+     * instance's {@code initTransactions} aborts what was left open.
+     */
+    void halt() {
+        halting = true;
+    }
+
+    /** Whether the loop's thread has ended (stopped, fenced or halted). */
+    boolean ended() {
+        return finished.getCount() == 0;
+    }
+
     private void runInstance() {
         setPhase(Phase.STARTING);
-        recovery.ensureJournal();
-        try (KafkaProducer<String, byte[]> producer = clients.transactionalProducer();
-                KafkaConsumer<byte[], byte[]> consumer = clients.inputConsumer()) {
+        KafkaProducer<String, byte[]> producer = clients.transactionalProducer();
+        KafkaConsumer<byte[], byte[]> consumer = null;
+        boolean halted = false;
+        try {
+            consumer = clients.inputConsumer();
             producer.initTransactions(); // fences an older instance and aborts its open transaction
             setPhase(Phase.REPLAYING);
-            Recovery.Rebuilt rebuilt = recovery.rebuild();
-            assignInputs(consumer);
+            Map<TopicPartition, OffsetAndMetadata> committed = committedOffsets(consumer);
+            Recovery.Rebuilt rebuilt = recovery.rebuild(committed);
+            assignInputs(consumer, committed);
             activeConsumer = consumer;
             publishStatus(Phase.REPLAYING, rebuilt.projection(), -1, rebuilt);
             steps(rebuilt, producer, consumer);
+        } catch (Halted h) {
+            halted = true;
+            stopping = true;
         } finally {
             activeConsumer = null;
+            if (!halted) {
+                if (consumer != null) {
+                    consumer.close();
+                }
+                producer.close();
+            }
         }
     }
 
@@ -264,36 +298,37 @@ public final class SchedulerLoop implements Runnable {
                 queueChanged = false;
             }
             Map<TopicPartition, OffsetAndMetadata> offsets = advancedOffsets(consumer, committed);
-            boolean journal = !applied.isEmpty() || decisions > 0;
-            if (journal || !out.isEmpty() || !offsets.isEmpty()) {
-                commit(producer, consumer, journal ? new JournalEntry(now, applied, true) : null, out, offsets);
+            boolean changed = !applied.isEmpty() || decisions > 0;
+            if (!out.isEmpty() || !offsets.isEmpty()) {
+                commit(producer, consumer, out, offsets);
                 offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
                 if (LOG.isDebugEnabled()) {
                     Output.logDecisions(LOG, "committed", now, out);
                 }
             }
-            if (journal || tick) {
+            if (changed || tick) {
                 publishStatus(phase, projection, lastPassAt, rebuilt);
             }
         }
     }
 
     private void commit(KafkaProducer<String, byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
-            JournalEntry entry, List<Output> out, Map<TopicPartition, OffsetAndMetadata> offsets) {
+            List<Output> out, Map<TopicPartition, OffsetAndMetadata> offsets) {
         producer.beginTransaction();
         try {
-            if (entry != null) {
-                producer.send(recovery.journalRecord(entry));
-            }
             for (Output o : out) {
                 producer.send(new ProducerRecord<>(o.topic(), o.key(), serializer.serialize(o.topic(), o.value())));
+            }
+            if (halting) {
+                producer.flush(); // the records reach the broker inside the open transaction
+                throw new Halted();
             }
             if (!offsets.isEmpty()) {
                 producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
             }
             producer.commitTransaction();
             metrics.transaction();
-        } catch (ProducerFencedException | InvalidProducerEpochException e) {
+        } catch (ProducerFencedException | InvalidProducerEpochException | Halted e) {
             throw e;
         } catch (RuntimeException e) {
             try {
@@ -325,16 +360,23 @@ public final class SchedulerLoop implements Runnable {
                 DeadLetters.of(record, reason, settings.consumerName(), Instant.ofEpochMilli(now))));
     }
 
-    /** Every partition of the input topics, from the committed offsets (from the beginning on a first start). */
-    private void assignInputs(KafkaConsumer<byte[], byte[]> consumer) {
+    /** The group's committed offset of every input partition (null where none). */
+    private static Map<TopicPartition, OffsetAndMetadata> committedOffsets(KafkaConsumer<byte[], byte[]> consumer) {
         List<TopicPartition> partitions = new ArrayList<>();
         for (Topic<String, ?> topic : InputReader.INPUT_TOPICS) {
             for (PartitionInfo p : consumer.partitionsFor(topic.name())) {
                 partitions.add(new TopicPartition(topic.name(), p.partition()));
             }
         }
+        Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>(consumer.committed(Set.copyOf(partitions)));
+        partitions.forEach(tp -> committed.putIfAbsent(tp, null));
+        return committed;
+    }
+
+    /** Every partition of the input topics, from the committed offsets (from the beginning where none). */
+    private void assignInputs(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> committed) {
+        List<TopicPartition> partitions = new ArrayList<>(committed.keySet());
         consumer.assign(partitions);
-        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(Set.copyOf(partitions));
         List<TopicPartition> fromStart = new ArrayList<>();
         for (TopicPartition tp : partitions) {
             OffsetAndMetadata o = committed.get(tp);
@@ -351,13 +393,13 @@ public final class SchedulerLoop implements Runnable {
 
     private void publishStatus(Phase phase, Projection p, long lastPassAt, Recovery.Rebuilt rebuilt) {
         status = new Status(phase, settings.cluster(), p.waitingCount(), p.runningCount(), p.nodeCount(), lastPassAt,
-                rebuilt.entries(), rebuilt.millis(), Map.copyOf(p.runningPlacements()), p.gpus());
+                rebuilt.records(), rebuilt.millis(), Map.copyOf(p.runningPlacements()), p.gpus());
     }
 
     private void setPhase(Phase phase) {
         Status s = status;
         status = new Status(phase, s.cluster(), s.waiting(), s.running(), s.nodes(), s.lastPassAtMillis(),
-                s.replayedEntries(), s.replayMillis(), s.runningJobs(), s.gpus());
+                s.rebuiltFromRecords(), s.rebuildMillis(), s.runningJobs(), s.gpus());
     }
 
     private static void sleepQuietly(long millis) {

@@ -51,11 +51,6 @@ public record Settings(
         return "allot-scheduler-" + cluster;
     }
 
-    /** The journal of applied inputs (not part of the shared catalogue: private to this instance). */
-    public String journalTopic() {
-        return "scheduler-journal-" + cluster;
-    }
-
     /** Name in dead letters. */
     public String consumerName() {
         return "scheduler-service/" + cluster;

@@ -31,8 +31,8 @@ public class StatusResource {
         body.put("running", s.running());
         body.put("nodes", s.nodes());
         body.put("lastPassAt", s.lastPassAtMillis());
-        body.put("replayedJournalEntries", s.replayedEntries());
-        body.put("replayMillis", s.replayMillis());
+        body.put("rebuiltFromRecords", s.rebuiltFromRecords());
+        body.put("rebuildMillis", s.rebuildMillis());
         body.put("deadLetters", loop.deadLetterCount());
         return body;
     }

@@ -48,6 +48,11 @@ class DecisionWriterTest {
         }
 
         @Override
+        public boolean inDebugLane(String jobId) {
+            return false;
+        }
+
+        @Override
         public int requeues(String jobId) {
             return 2;
         }
@@ -106,6 +111,11 @@ class DecisionWriterTest {
             @Override
             public long agentEpoch(String nodeId) {
                 return 1;
+            }
+
+            @Override
+            public boolean inDebugLane(String jobId) {
+                return false;
             }
 
             @Override
@@ -232,13 +242,13 @@ class DecisionWriterTest {
     }
 
     @Test
-    void given_a_cancel_of_a_running_job_when_written_then_its_stops_then_job_failed_with_state_cancelled() {
+    void given_a_cancel_of_a_running_job_when_written_then_its_stops_then_job_cancelled() {
         List<Output> out = writer.cancelled(new Input.Cancel(NOW, "j1", "alice", "wrong input"),
-                List.of(new EdgeJob.Stop("n1", StopReason.CANCELLED)));
+                List.of(new EdgeJob.Stop("n1", StopReason.CANCELLED)), true);
 
         assertThat(((StopJob) payload(out.get(0))).getReason()).isEqualTo(StopReason.CANCELLED);
         JobEvent verdict = (JobEvent) out.get(1).value();
         assertThat(verdict.getStateAfter()).isEqualTo(JobState.CANCELLED);
-        assertThat(verdict.getPayload()).isEqualTo(new dev.allot.schemas.JobFailed("cancelled by alice: wrong input", null));
+        assertThat(verdict.getPayload()).isEqualTo(new dev.allot.schemas.JobCancelled("alice", "wrong input", true));
     }
 }

@@ -117,7 +117,7 @@ class LoopBenchmark {
             System.out.printf(Locale.ROOT, "BENCH burst of %d submissions on %d nodes x 8 GPUs: sent in %.2f s, %d started (cluster full) after %.2f s: %.0f submissions/s scheduled; %d waiting%n",
                     burstJobs, nodes, (sentAll - began) / 1e9, fits, (last - began) / 1e9, fits / ((last - began) / 1e9),
                     loop.status().waiting());
-            // 3. rebuild: a new loop object replays the journal of everything above.
+            // 3. rebuild: a new loop object rebuilds from the log of everything above.
             loop.stop();
             long restart = System.nanoTime();
             SchedulerLoop again = new SchedulerLoop(Settings.of(infra.bootstrapServers(), infra.registryUrl(), cluster)
@@ -125,8 +125,8 @@ class LoopBenchmark {
             again.start();
             waitUntil(() -> again.status().phase() == SchedulerLoop.Phase.RUNNING, 120);
             SchedulerLoop.Status st = again.status();
-            System.out.printf(Locale.ROOT, "BENCH restart: %d journal entries replayed in %d ms (ready after %.2f s), %d running jobs rebuilt%n",
-                    st.replayedEntries(), st.replayMillis(), (System.nanoTime() - restart) / 1e9, st.running());
+            System.out.printf(Locale.ROOT, "BENCH restart: rebuilt from %d log records in %d ms (ready after %.2f s), %d running jobs rebuilt%n",
+                    st.rebuiltFromRecords(), st.rebuildMillis(), (System.nanoTime() - restart) / 1e9, st.running());
             again.stop();
         } finally {
             loop.stop();

@@ -237,27 +237,6 @@ class ProjectionTest {
     }
 
     @Test
-    void given_a_journal_when_replayed_into_a_fresh_projection_then_it_holds_the_same_placements() {
-        List<Input> inputs = List.of(job("r1", "lab/a", 1, 4, 60), job("r2", "lab/b", 2, 2, 0));
-        Projection live = new Projection(Settings.of("unused:9092", "http://unused", CLUSTER));
-        Projection rebuilt = new Projection(Settings.of("unused:9092", "http://unused", CLUSTER));
-        List<Input> setup = List.of(new Input.DefineBudget(1, "lab", null, 1), new Input.DefineBudget(1, "lab/a", "lab", 1),
-                new Input.DefineBudget(1, "lab/b", "lab", 1), new Input.RegisterNode(1, "n1", 8, 1),
-                new Input.RegisterNode(1, "n2", 8, 1));
-        JournalEntry first = new JournalEntry(10, setup, true);
-        JournalEntry second = JournalEntry.fromBytes(new JournalEntry(20, inputs, true).toBytes());
-        for (JournalEntry e : List.of(first, second)) {
-            e.inputs().forEach(i -> live.apply(i, new ArrayList<>()));
-            live.pass(e.now(), new ArrayList<>());
-            Recovery.replay(rebuilt, e, new ArrayList<>());
-        }
-        assertThat(rebuilt.runningPlacements()).isEqualTo(live.runningPlacements()).hasSize(2);
-        Set<String> gpus = new HashSet<>();
-        rebuilt.runningPlacements().values().forEach(rs -> rs.forEach(r -> r.gpuIndices()
-                .forEach(g -> assertThat(gpus.add(r.nodeId() + ":" + g)).isTrue())));
-    }
-
-    @Test
     void given_a_running_job_when_cancelled_then_its_replicas_are_stopped_and_it_ends_cancelled() {
         givenRunningGang("j1");
         apply(new Input.Cancel(++t, "j1", "alice", "wrong input"));

@@ -107,7 +107,7 @@ class RecordMapperTest {
 
     @Test
     void given_our_own_decisions_read_back_when_mapped_then_nothing() {
-        JobEvent placed = report("known", new JobPlaced(CLUSTER, "lab/a", List.of(), ChargeMode.ALLOCATED, T, 1, null));
+        JobEvent placed = report("known", new JobPlaced(CLUSTER, "lab/a", List.of(), ChargeMode.ALLOCATED, T, 1, null, false));
 
         assertThat(mapper.map(placed, NOW, knows)).isEmpty();
         assertThat(mapper.map(node("n1", new NodeDrained(CLUSTER)), NOW, knows)).isEmpty();

@@ -128,6 +128,16 @@ class RecoveryAndPreemptionTest {
                     .filter(r -> Events.stopFor(r, free) || Events.startFor(r, paid))
                     .map(r -> r.value().getPayload().getClass().getSimpleName()).toList();
             assertThat(order).containsExactly("StopJob", "StartJob");
+
+            // bin/allot audit: replaying the log through the same code re-derives the victim's decisions
+            java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+            int rc = Audit.run(infra.bootstrapServers(), infra.registryUrl(), free, null,
+                    new java.io.PrintStream(printed, true));
+            assertThat(printed.toString()).as(printed.toString()).contains("on cluster " + events.cluster)
+                    .containsPattern("JobPlaced +RUNNING +same +" + events.cluster + "-n1 GPUs \\[0, 1, 2, 3\\]")
+                    .containsPattern("JobPreempted +WAITING +same +by " + paid)
+                    .contains("every decision re-derived from the log");
+            assertThat(rc).isZero();
         } finally {
             loop.stop();
         }
@@ -159,7 +169,7 @@ class RecoveryAndPreemptionTest {
 
         SchedulerLoop second = loop();
         try {
-            assertThat(second.status().replayedEntries()).isPositive();
+            assertThat(second.status().rebuiltFromRecords()).isPositive();
             assertThat(second.status().runningJobs()).isEqualTo(before);
             // 16 GPUs, 10 held (3+3 and 4): 5 free on one node, 1 on the other. Jobs of 5 and 1 fit only there.
             String c = events.submit(team, 1, 5, 600);
@@ -182,6 +192,51 @@ class RecoveryAndPreemptionTest {
                 assertThat(payloadsOf(job)).filteredOn(JobPlaced.class::isInstance).as(job).hasSize(1);
                 assertThat(startsOf(job)).as(job).hasSize(job.equals(a) ? 2 : 1);
             }
+        } finally {
+            second.stop();
+        }
+    }
+
+    @Test
+    void given_running_and_waiting_jobs_when_the_scheduler_crashes_mid_step_then_a_new_one_continues_from_the_log() {
+        SchedulerLoop first = loop();
+        String node = events.cluster + "-n1";
+        events.node(node, 8);
+        await().atMost(WAIT).until(() -> first.status().nodes() == 1);
+        String running = events.submit(team, 1, 6, 600);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(running)).hasSize(1));
+        String waitingOld = events.submit(team, 1, 6, 600); // 2 GPUs free: it waits
+        await().atMost(WAIT).until(() -> first.status().waiting() == 1);
+        List<ReplicaPlacement> placement = first.status().runningJobs().get(running);
+
+        // when it crashes in the middle of a step (records sent, transaction neither committed nor aborted)
+        first.halt();
+        // (unallocated: it may use the 2 GPUs the node keeps for the waiting job, being preemptible at once)
+        String pending = events.submit(otherTeam, 1, 2, 0);
+        await().atMost(WAIT).until(first::ended);
+
+        SchedulerLoop second = loop();
+        try {
+            // then the new instance, rebuilt from the public topics, runs the same job on the same GPUs
+            assertThat(second.status().rebuiltFromRecords()).isPositive();
+            assertThat(second.status().runningJobs()).containsEntry(running, placement);
+            // the step the crash cut off is taken once, on the free GPUs
+            await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(pending)).singleElement()
+                    .satisfies(s -> assertThat(s.getGpuIndices()).containsExactly(6, 7)));
+            // a waiting job keeps its queue time: one submitted after the restart stays behind it
+            String waitingNew = events.submit(team, 1, 6, 600);
+            await().atMost(WAIT).until(() -> second.status().waiting() == 2);
+            events.exited(running, node, 0, 0);
+            await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(waitingOld))
+                    .as("%s; events of the running job %s; of the new one %s", second.status(), payloadsOf(running),
+                            payloadsOf(waitingNew)).hasSize(1));
+            assertThat(startsOf(waitingNew)).isEmpty();
+            assertThat(payloadsOf(running)).filteredOn(dev.allot.schemas.JobCompleted.class::isInstance).hasSize(1);
+            for (String job : List.of(running, pending, waitingOld)) {
+                assertThat(payloadsOf(job)).filteredOn(JobPlaced.class::isInstance).as(job).hasSize(1);
+                assertThat(startsOf(job)).as(job).hasSize(1);
+            }
+            assertThat(startsOf(waitingOld).get(0).getGpuIndices()).doesNotContainAnyElementsOf(List.of(6, 7));
         } finally {
             second.stop();
         }

@@ -61,7 +61,7 @@ class EventContractTest {
         allRecords().forEach(record -> names.add(record.getName()));
         assertThat(names).contains("BudgetDefined", "BudgetRemoved", "JobSubmitted", "JobCancelRequested",
                 "JobAccepted", "JobRejected", "JobPlaced", "JobStarted", "JobExited", "JobCheckpointed",
-                "JobPreempted", "JobRequeued", "JobCompleted", "JobFailed", "JobLost", "StartJob", "StopJob",
+                "JobPreempted", "JobRequeued", "JobCompleted", "JobFailed", "JobCancelled", "JobLost", "StartJob", "StopJob",
                 "NodeRegistered", "NodeHeartbeat", "NodeDrainRequested", "NodeDrained", "NodeUndrained",
                 "UsageReported", "AccountDemand", "BudgetUsage");
     }

@@ -3,6 +3,7 @@ package dev.allot.budget.jobs;
 import dev.allot.budget.AvroJson;
 import dev.allot.schemas.JobAccepted;
 import dev.allot.schemas.JobCancelRequested;
+import dev.allot.schemas.JobCancelled;
 import dev.allot.schemas.JobEvent;
 import dev.allot.schemas.JobPlaced;
 import dev.allot.schemas.JobPreempted;
@@ -42,6 +43,10 @@ public final class JobRecord {
     private JobPlaced placement;
     private Instant placedAt;
     private JobRejected rejection;
+    /** The scheduler's acceptance: the request's shape when the submission itself is not (or no longer) in the log. */
+    private JobAccepted accepted;
+    /** The JobCancelled verdict: who cancelled and why. */
+    private Map<String, Object> cancellation;
     private final List<Map<String, Object>> preemptions = new ArrayList<>();
     private final List<Map<String, Object>> cancelRequests = new ArrayList<>();
 
@@ -83,11 +88,18 @@ public final class JobRecord {
             seenByScheduler = true;
         }
         switch (payload) {
-            case JobAccepted accepted -> {
+            case JobAccepted a -> {
                 seenByScheduler = true;
-                budget = accepted.getBudget();
-                cluster = accepted.getCluster();
-                chargeMode = accepted.getChargeMode().name();
+                accepted = a;
+                budget = a.getBudget();
+                cluster = a.getCluster();
+                chargeMode = a.getChargeMode().name();
+            }
+            case JobCancelled c -> {
+                Map<String, Object> who = new LinkedHashMap<>();
+                who.put("at", at.toString());
+                who.putAll(AvroJson.toMap(c));
+                cancellation = who;
             }
             case JobPlaced placed -> {
                 placement = placed;
@@ -140,6 +152,16 @@ public final class JobRecord {
             view.put("command", List.copyOf(submission.getCommand()));
             view.put("expectedDurationSeconds", submission.getExpectedDurationSeconds());
             view.put("checkpointGraceSeconds", submission.getCheckpointGraceSeconds());
+        } else if (accepted != null) {
+            view.put("submitter", accepted.getSubmitter());
+            view.put("submittedAt", accepted.getQueuedAt().toString());
+            view.put("replicas", accepted.getReplicas());
+            view.put("gpusPerReplica", accepted.getGpusPerReplica());
+            view.put("gpus", accepted.getReplicas() * accepted.getGpusPerReplica());
+            view.put("minRuntimeSeconds", accepted.getMinRuntimeSeconds());
+            view.put("resumable", accepted.getResumable());
+            view.put("priority", accepted.getPriority());
+            view.put("expectedDurationSeconds", accepted.getExpectedDurationSeconds());
         } else if (placement != null) {
             view.put("gpus", placement.getAssignments().stream().mapToInt(a -> a.getGpuIndices().size()).sum());
         }
@@ -160,6 +182,7 @@ public final class JobRecord {
         }
         view.put("rejection", rejection == null ? null : AvroJson.toMap(rejection));
         view.put("cancelRequested", !cancelRequests.isEmpty());
+        view.put("cancellation", cancellation);
         view.put("preemptions", List.copyOf(preemptions));
         List<Map<String, Object>> lines = new ArrayList<>();
         history.stream()
@@ -184,9 +207,12 @@ public final class JobRecord {
     }
 
     public synchronized Summary summary() {
+        Integer gpus = submission != null ? (Integer) (submission.getReplicas() * submission.getGpusPerReplica())
+                : accepted != null ? (Integer) (accepted.getReplicas() * accepted.getGpusPerReplica()) : null;
+        Instant submittedAt = submission != null ? submission.getSubmittedAt()
+                : accepted != null ? accepted.getQueuedAt() : null;
         return new Summary(id, (state == null ? JobState.WAITING : state).name(), seenByScheduler, budget, cluster,
-                submission == null ? null : submission.getReplicas() * submission.getGpusPerReplica(),
-                submission == null ? null : submission.getSubmittedAt());
+                gpus, submittedAt);
     }
 
     /** The leaf the job is charged to (from the submission, else the scheduler's events); null if neither came yet. */

@@ -146,6 +146,30 @@ public final class Node implements NodeView {
         return idx;
     }
 
+    /**
+     * Gives the job exactly these GPU indices (a placement restored from the log). Refuses an
+     * index out of range or already held: two jobs never share a GPU, restored or not.
+     */
+    public void allocateExact(String jobId, List<Integer> indices) {
+        if (jobs.containsKey(jobId)) {
+            throw new IllegalStateException(jobId + " already holds GPUs on " + spec.nodeId());
+        }
+        int[] idx = new int[indices.size()];
+        BitSet asked = new BitSet();
+        for (int i = 0; i < idx.length; i++) {
+            int g = indices.get(i);
+            if (g < 0 || g >= spec.gpus() || used.get(g) || asked.get(g)) {
+                throw new IllegalStateException("GPU " + g + " of " + spec.nodeId() + " is not free for " + jobId
+                        + " (node has " + spec.gpus() + " GPUs, held: " + used + ")");
+            }
+            asked.set(g);
+            idx[i] = g;
+        }
+        used.or(asked);
+        jobs.put(jobId, idx);
+        free -= idx.length;
+    }
+
     /** Frees what the job holds here; returns the number of GPUs freed. */
     public int release(String jobId) {
         int[] idx = jobs.remove(jobId);

@@ -144,6 +144,69 @@ public final class ClusterState {
         j.guardedUntil = until;
     }
 
+    /**
+     * A waiting job restored from the log (recovery): it joins the waiting set with the queue time
+     * and requeue count it had, as if it had arrived so.
+     */
+    public void restoreWaiting(Job j, long queuedSince, int requeues) {
+        j.queuedSince = queuedSince;
+        j.requeues = requeues;
+        arrive(j);
+    }
+
+    /**
+     * A running job restored from the log (recovery): it holds exactly the GPUs it was given
+     * ({@code gpus.get(k)} on {@code nodes.get(k)}), from {@code placedAt}, with its last checkpoint
+     * and protected window as they were; every index follows as for {@link #place}. The nodes are
+     * checked first so that a refused restore changes nothing.
+     */
+    public void restoreRunning(Job j, List<Node> nodes, List<List<Integer>> gpus, long placedAt, long lastCheckpoint,
+            long queuedSince, int requeues, boolean preemptibleAtOnce, boolean lane) {
+        if (nodes.size() != j.request.replicas() || gpus.size() != nodes.size()) {
+            throw new IllegalArgumentException(j.jobId() + ": " + nodes.size() + " replicas restored, "
+                    + j.request.replicas() + " requested");
+        }
+        for (int k = 0; k < nodes.size(); k++) {
+            Node n = nodes.get(k);
+            if (n.lost() || n.jobs().containsKey(j.jobId()) || gpus.get(k).size() != j.request.gpusPerReplica()
+                    || gpus.get(k).size() > n.freeGpus() || nodes.indexOf(n) != k) {
+                throw new IllegalStateException(j.jobId() + ": cannot restore replica " + k + " on " + n.nodeId()
+                        + " (lost " + n.lost() + ", free " + n.freeGpus() + ", GPUs " + gpus.get(k) + ")");
+            }
+        }
+        ArrayList<ReplicaPlacement> replicas = new ArrayList<>(nodes.size());
+        for (int k = 0; k < nodes.size(); k++) {
+            Node n = nodes.get(k);
+            try {
+                n.allocateExact(j.jobId(), gpus.get(k));
+            } catch (IllegalStateException e) {
+                for (int r = 0; r < k; r++) {
+                    nodes.get(r).release(j.jobId());
+                    open.update(nodes.get(r));
+                }
+                throw e;
+            }
+            open.update(n);
+            replicas.add(new ReplicaPlacement(n.nodeId(), n.epoch(), gpus.get(k)));
+        }
+        j.queuedSince = queuedSince;
+        j.requeues = requeues;
+        laneNodes.holdingsChanged();
+        running.put(j.jobId(), j);
+        j.state = JobState.RUNNING;
+        j.placement = List.copyOf(replicas);
+        j.placedAt = placedAt;
+        j.lastCheckpoint = Math.max(placedAt, lastCheckpoint);
+        j.protectedUntil = Contract.protectedUntil(placedAt, j.request.minRuntimeMillis());
+        preemptible.placed(this, j, preemptibleAtOnce);
+        int[] rate = rates.computeIfAbsent(j.account(), a -> new int[2]);
+        rate[j.allocated() ? 0 : 1] += j.gpus();
+        if (lane) {
+            j.inLane = true;
+            laneDemand.started(j);
+        }
+    }
+
     /** What a release took away: the placement it ended and the work it lost. */
     public record Released(List<ReplicaPlacement> placement, double lostGpuSeconds) {
     }

@@ -132,6 +132,11 @@ public final class Job implements JobView {
         return inLane;
     }
 
+    @Override
+    public boolean inDebugLane() {
+        return inLane;
+    }
+
     /** The account list of {@link AccountQueues} this waiting job is filed in, or null until the next pass files it. */
     public List<Job> listedIn() {
         return listedIn;

@@ -1,0 +1,147 @@
+package dev.allot.scheduler;
+
+import dev.allot.schemas.ChargeMode;
+import dev.allot.schemas.GpuAssignment;
+import dev.allot.schemas.JobAccepted;
+import dev.allot.schemas.JobCompleted;
+import dev.allot.schemas.JobEvent;
+import dev.allot.schemas.JobExited;
+import dev.allot.schemas.JobPlaced;
+import dev.allot.schemas.JobRequest;
+import dev.allot.schemas.JobStarted;
+import dev.allot.schemas.JobState;
+import dev.allot.schemas.NodeRegistered;
+import dev.allot.schemas.NodeStatus;
+import dev.allot.schemas.catalogue.Topic;
+import dev.allot.schemas.catalogue.Topics;
+import dev.allot.testsupport.AllotInfra;
+import dev.allot.testsupport.AllotInfrastructure;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Not part of the normal run (no *Test suffix): {@code bin/allot scheduler-bench -Dtest=RestartBenchmark}.
+ * Writes the log a scheduler would have left after 100,000 jobs (95,000 completed, 5,000 running on
+ * 625 nodes x 8 GPUs) with its group's offsets committed at the end, then starts a scheduler and
+ * measures how long it takes to rebuild from the topics and turn ready, and checks what it rebuilt.
+ */
+@AllotInfra
+class RestartBenchmark {
+
+    @Test
+    void measure(AllotInfrastructure infra) throws Exception {
+        int history = Integer.getInteger("bench.restart.jobs", 100_000);
+        int running = Integer.getInteger("bench.restart.running", 5_000);
+        int nodes = (running + 7) / 8;
+        String cluster = Events.id("restart");
+        String root = Events.id("org");
+        String team = root + "/a";
+        long t0 = System.currentTimeMillis() - Duration.ofDays(2).toMillis();
+        try (KafkaProducer<String, SpecificRecord> producer = infra.producer()) {
+            Events events = new Events(producer, cluster);
+            events.budget(root, null, 1);
+            events.budget(team, root, 1);
+            for (int n = 0; n < nodes; n++) {
+                String node = cluster + "-n" + n;
+                send(producer, Topics.NODE_STATUS, node, new NodeStatus(UUID.randomUUID().toString(),
+                        Instant.ofEpochMilli(t0), node, new NodeRegistered(cluster, 8, "fake", 1L, "bench")));
+            }
+            long began = System.nanoTime();
+            for (int i = 0; i < history; i++) {
+                String id = cluster + "-j" + i;
+                long at = t0 + i * 1000L;
+                boolean stillRunning = i >= history - running;
+                int slot = stillRunning ? i - (history - running) : i % (nodes * 8);
+                String node = cluster + "-n" + slot / 8;
+                send(producer, Topics.JOB_REQUESTS, id, new JobRequest(UUID.randomUUID().toString(),
+                        Instant.ofEpochMilli(at), Events.job(id, team, cluster, 1, 1, 60)));
+                job(producer, id, at, JobState.WAITING, JobAccepted.newBuilder().setBudget(team).setCluster(cluster)
+                        .setChargeMode(ChargeMode.ALLOCATED).setQueuedAt(Instant.ofEpochMilli(at)).setReplicas(1)
+                        .setGpusPerReplica(1).setMinRuntimeSeconds(60).setResumable(true).build());
+                job(producer, id, at + 1, JobState.RUNNING, new JobPlaced(cluster, team,
+                        List.of(new GpuAssignment(node, 1L, 0, List.of(slot % 8))), ChargeMode.ALLOCATED,
+                        Instant.ofEpochMilli(at + 60_001), 1, "free GPUs", false));
+                job(producer, id, at + 2, null, new JobStarted(node, 1L, 0, 1000L + i));
+                if (!stillRunning) {
+                    job(producer, id, at + 500, null, new JobExited(node, 0, 0, false));
+                    job(producer, id, at + 500, JobState.COMPLETED, new JobCompleted(0.5));
+                }
+            }
+            producer.flush();
+            System.out.printf(Locale.ROOT, "BENCH restart log: %d jobs (%d running) written in %.1f s%n", history,
+                    running, (System.nanoTime() - began) / 1e9);
+        }
+        commitEnds(infra, "allot-scheduler-" + cluster);
+
+        long restart = System.nanoTime();
+        SchedulerLoop loop = new SchedulerLoop(Settings.of(infra.bootstrapServers(), infra.registryUrl(), cluster)
+                .withLostAfter(Duration.ofHours(1)), null);
+        loop.start();
+        try {
+            long deadline = System.nanoTime() + Duration.ofMinutes(Integer.getInteger("bench.restart.minutes", 5)).toNanos();
+            while (loop.status().phase() != SchedulerLoop.Phase.RUNNING) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("not ready: " + loop.status());
+                }
+                Thread.sleep(5); // polling a measurement, not synchronising a test
+            }
+            double ready = (System.nanoTime() - restart) / 1e9;
+            SchedulerLoop.Status st = loop.status();
+            System.out.printf(Locale.ROOT, "BENCH restart: %d jobs of history, %d running: rebuilt from %d log records "
+                    + "in %d ms, ready after %.2f s; rebuilt %d running, %d waiting, %d nodes%n", history, running,
+                    st.rebuiltFromRecords(), st.rebuildMillis(), ready, st.running(), st.waiting(), st.nodes());
+            if (st.running() != running || st.waiting() != 0) {
+                throw new AssertionError("rebuilt " + st.running() + " running, " + st.waiting() + " waiting");
+            }
+        } finally {
+            loop.stop();
+        }
+    }
+
+    private static <V extends SpecificRecord> void send(KafkaProducer<String, SpecificRecord> producer,
+            Topic<String, V> topic, String key, V value) {
+        producer.send(new ProducerRecord<>(topic.name(), key, value));
+    }
+
+    private static void job(KafkaProducer<String, SpecificRecord> producer, String id, long at, JobState after,
+            Object payload) {
+        send(producer, Topics.JOB_EVENTS, id, new JobEvent(UUID.randomUUID().toString(), Instant.ofEpochMilli(at), id,
+                after, payload));
+    }
+
+    /** The scheduler's group has applied everything: its offsets at every input's end. */
+    private static void commitEnds(AllotInfrastructure infra, String group) throws Exception {
+        try (org.apache.kafka.clients.admin.Admin admin = infra.admin()) {
+            commitEnds(admin, group);
+        }
+    }
+
+    private static void commitEnds(org.apache.kafka.clients.admin.Admin admin, String group) throws Exception {
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (Topic<String, ?> topic : InputReader.INPUT_TOPICS) {
+            for (var p : admin.describeTopics(List.of(topic.name())).allTopicNames().get().get(topic.name())
+                    .partitions()) {
+                latest.put(new TopicPartition(topic.name(), p.partition()), OffsetSpec.latest());
+            }
+        }
+        Map<TopicPartition, OffsetAndMetadata> ends = new HashMap<>();
+        for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> e : admin.listOffsets(latest)
+                .all().get().entrySet()) {
+            ends.put(e.getKey(), new OffsetAndMetadata(e.getValue().offset()));
+        }
+        admin.alterConsumerGroupOffsets(group, ends).all().get();
+    }
+}
