@@ -160,10 +160,17 @@ public final class JobRecord {
         view.put("rejection", rejection == null ? null : AvroJson.toMap(rejection));
         view.put("cancelRequested", !cancelRequests.isEmpty());
         view.put("preemptions", List.copyOf(preemptions));
+        view.put("history", historyLines());
+        return view;
+    }
+
+    /**
+     * Every fact of the job in order. job-requests and job-events are different topics, so replay
+     * interleaves them freely: ordered by when the fact happened, then by arrival.
+     */
+    public synchronized List<Map<String, Object>> historyLines() {
         List<Map<String, Object>> lines = new ArrayList<>();
         history.stream()
-                // job-requests and job-events are different topics, so replay interleaves them freely:
-                // order by when the fact happened, then by arrival
                 .sorted(Comparator.comparing(HistoryEntry::at).thenComparingLong(HistoryEntry::seq))
                 .forEach(h -> {
                     Map<String, Object> line = new LinkedHashMap<>();
@@ -173,19 +180,39 @@ public final class JobRecord {
                     line.put("details", h.details());
                     lines.add(line);
                 });
-        view.put("history", lines);
-        return view;
+        return lines;
+    }
+
+    /** GPUs the job holds per node while it runs (its current placement); empty otherwise. */
+    public synchronized Map<String, Integer> gpusByNode() {
+        if (state != JobState.RUNNING || placement == null) {
+            return Map.of();
+        }
+        Map<String, Integer> byNode = new LinkedHashMap<>();
+        placement.getAssignments().forEach(a -> byNode.merge(a.getNodeId(), a.getGpuIndices().size(), Integer::sum));
+        return byNode;
+    }
+
+    /** The node and replica of each assignment of the latest placement (running or not), for its output. */
+    public synchronized Map<Integer, String> nodesByReplica() {
+        if (placement == null) {
+            return Map.of();
+        }
+        Map<Integer, String> byReplica = new java.util.TreeMap<>();
+        placement.getAssignments().forEach(a -> byReplica.put(a.getReplicaIndex(), a.getNodeId()));
+        return byReplica;
     }
 
     /** A line of the job list. */
     public record Summary(String id, String state, boolean seenByScheduler, String budget, String cluster,
-                          Integer gpus, Instant submittedAt) {
+                          Integer gpus, Instant submittedAt, String submitter) {
     }
 
     public synchronized Summary summary() {
         return new Summary(id, (state == null ? JobState.WAITING : state).name(), seenByScheduler, budget, cluster,
                 submission == null ? null : submission.getReplicas() * submission.getGpusPerReplica(),
-                submission == null ? null : submission.getSubmittedAt());
+                submission == null ? null : submission.getSubmittedAt(),
+                submission == null ? null : submission.getSubmitter());
     }
 
     public synchronized boolean isFinished() {
