@@ -26,16 +26,16 @@ public final class NodeBoard {
 
     /** One node as of its latest node-status record. */
     public record Node(String nodeId, String cluster, int gpus, String gpuModel, long epoch, String agentId,
-                       Instant registeredAt, Instant lastHeartbeatAt, List<String> runningJobs,
+                       String apiUrl, Instant registeredAt, Instant lastHeartbeatAt, List<String> runningJobs,
                        Double meanGpuUtilisation, Drain drain) {
 
         Node heartbeat(Instant at, NodeHeartbeat h) {
-            return new Node(nodeId, cluster, gpus, gpuModel, epoch, agentId, registeredAt, at,
+            return new Node(nodeId, cluster, gpus, gpuModel, epoch, agentId, apiUrl, registeredAt, at,
                     List.copyOf(h.getRunningJobs()), h.getMeanGpuUtilisation(), drain);
         }
 
         Node drain(Drain d) {
-            return new Node(nodeId, cluster, gpus, gpuModel, epoch, agentId, registeredAt, lastHeartbeatAt,
+            return new Node(nodeId, cluster, gpus, gpuModel, epoch, agentId, apiUrl, registeredAt, lastHeartbeatAt,
                     runningJobs, meanGpuUtilisation, d);
         }
     }
@@ -47,8 +47,8 @@ public final class NodeBoard {
         Instant at = status.getOccurredAt();
         switch (status.getPayload()) {
             case NodeRegistered r -> nodes.merge(id,
-                    new Node(id, r.getCluster(), r.getGpuCount(), r.getGpuModel(), r.getEpoch(), r.getAgentId(), at,
-                            null, List.of(), null, null),
+                    new Node(id, r.getCluster(), r.getGpuCount(), r.getGpuModel(), r.getEpoch(), r.getAgentId(),
+                            r.getApiUrl(), at, null, List.of(), null, null),
                     // a re-registration keeps the drain: an operator's drain outlives an agent restart
                     (old, fresh) -> fresh.drain(old.drain()));
             case NodeHeartbeat h -> nodes.computeIfPresent(id, (k, node) -> node.heartbeat(at, h));

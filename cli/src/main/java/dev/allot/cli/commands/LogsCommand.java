@@ -2,6 +2,7 @@ package dev.allot.cli.commands;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.allot.cli.ApiClient;
+import dev.allot.cli.CliFailure;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,11 +36,22 @@ public final class LogsCommand extends ApiCommand {
     int execute(boolean json) {
         long offset = 0;
         List<JsonNode> chunks = new ArrayList<>();
+        api().get("/jobs/" + ApiClient.encode(jobId)); // an unknown job is refused here, --follow or not
         while (true) {
             Map<String, Object> q = new LinkedHashMap<>();
             q.put("replica", replica);
             q.put("offset", offset);
-            JsonNode chunk = api().get("/jobs/" + ApiClient.encode(jobId) + "/logs" + ApiClient.query(q));
+            JsonNode chunk;
+            try {
+                chunk = api().get("/jobs/" + ApiClient.encode(jobId) + "/logs" + ApiClient.query(q));
+            } catch (CliFailure notYet) {
+                // not placed yet, or placed and its process not started: --follow waits for the output
+                if (!follow || notYet.exitCode() != CliFailure.REFUSED || finished()) {
+                    throw notYet;
+                }
+                pause();
+                continue;
+            }
             String text = chunk.path("text").asText("");
             long next = chunk.path("nextOffset").asLong(offset);
             if (json) {
@@ -56,12 +68,7 @@ public final class LogsCommand extends ApiCommand {
             if (!follow || chunk.path("finished").asBoolean(true)) {
                 break;
             }
-            try {
-                Thread.sleep(pollMillis); // --follow polls the API; nothing to wait on here
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
+            pause();
         }
         if (json) {
             Map<String, Object> body = new LinkedHashMap<>();
@@ -75,5 +82,19 @@ public final class LogsCommand extends ApiCommand {
             return printJson(body);
         }
         return 0;
+    }
+
+    private boolean finished() {
+        String state = api().get("/jobs/" + ApiClient.encode(jobId)).path("state").asText();
+        return !state.equals("WAITING") && !state.equals("RUNNING");
+    }
+
+    private void pause() {
+        try {
+            Thread.sleep(pollMillis); // --follow polls the API; there is nothing to wait on here
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure(CliFailure.OK, "interrupted");
+        }
     }
 }
