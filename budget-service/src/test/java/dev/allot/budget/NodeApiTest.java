@@ -40,7 +40,7 @@ class NodeApiTest {
     void aRegisteredNode() {
         cluster = TestLog.uniquePrefix();
         node = cluster + "-node-1";
-        status(node, new NodeRegistered(cluster, 8, "fake", 5L, "host:1"));
+        status(node, new NodeRegistered(cluster, 8, "fake", 5L, "host:1", null));
         status(node, new NodeHeartbeat(cluster, 5L, List.of(), null));
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().queryParam("cluster", cluster)
                 .when().get("/nodes").then().statusCode(200).body("nodes.size()", equalTo(1)));

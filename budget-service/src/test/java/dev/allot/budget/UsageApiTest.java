@@ -44,7 +44,7 @@ class UsageApiTest {
         // 8 GPUs: team-a is entitled to 2 GPUs, 7200 GPU-s an hour
         TestLog.publish(Topics.NODE_STATUS, cluster + "-n1", NodeStatus.newBuilder().setEventId(UUID.randomUUID().toString())
                 .setOccurredAt(Instant.now()).setNodeId(cluster + "-n1")
-                .setPayload(new NodeRegistered(cluster, 8, "fake", 1L, "a")).build());
+                .setPayload(new NodeRegistered(cluster, 8, "fake", 1L, "a", null)).build());
         long h = Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli() - 3 * HOUR;
         // hour h: held 4 GPUs, asked for 4 -> owed min(2, 4) = 2 GPU-h, delivered 4
         usage(team, cluster, h, h + HOUR, 4 * 3600.0, ChargeMode.ALLOCATED);

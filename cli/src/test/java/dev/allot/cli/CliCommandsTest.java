@@ -65,7 +65,7 @@ class CliCommandsTest {
         assertThat(service.call("PUT", "/budgets/" + teamA, "{\"share\":3}")).isEqualTo(200);
         assertThat(service.call("PUT", "/budgets/" + teamB, "{\"share\":1}")).isEqualTo(200);
         for (String node : List.of(node1, node2)) {
-            nodeStatus(node, new NodeRegistered(cluster, 8, "fake", 7L, "test:1"));
+            nodeStatus(node, new NodeRegistered(cluster, 8, "fake", 7L, "test:1", null));
             nodeStatus(node, new NodeHeartbeat(cluster, 7L, List.of(), null));
         }
         carol = new Cli(service.url, "carol").env("ALLOT_CLUSTER", cluster);

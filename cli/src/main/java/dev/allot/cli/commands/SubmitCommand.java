@@ -119,7 +119,10 @@ public final class SubmitCommand extends ApiCommand {
             if (present(queue.path("position"))) {
                 text.append(", position ").append(queue.path("position").asInt());
             }
-            text.append(", expected start ").append(WhyCommand.expectedStart(seen, now())).append('\n');
+            if ("WAITING".equals(seen.path("state").asText())) {
+                text.append(", expected start ").append(WhyCommand.expectedStart(seen, now()));
+            }
+            text.append('\n');
             if (present(queue.path("reason"))) {
                 text.append("reason: ").append(queue.path("reason").asText()).append('\n');
             } else if (present(seen.path("rejection"))) {

@@ -6,7 +6,6 @@ import dev.allot.cli.Terminal;
 import dev.allot.cli.render.Bar;
 import dev.allot.cli.render.Format;
 import dev.allot.cli.render.Words;
-import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -102,8 +101,9 @@ public final class TopCommand extends ApiCommand {
                 cluster, capacity, running, waiting, Format.clock(now));
         // 3 section titles + header + a blank line; the rest shared: queue first, then budgets, then nodes
         int room = Math.max(6, height - 5);
-        int forNodes = Math.min(nodeLines.size(), Math.max(2, room / 4));
-        int forBudgets = Math.min(budgetLines.size(), Math.max(2, room / 3));
+        // an empty section still takes its "(none)" line
+        int forNodes = Math.max(1, Math.min(nodeLines.size(), Math.max(2, room / 4)));
+        int forBudgets = Math.max(1, Math.min(budgetLines.size(), Math.max(2, room / 3)));
         int forQueue = Math.max(1, room - forNodes - forBudgets);
         StringBuilder out = new StringBuilder();
         out.append(Words.fit(header, width)).append("\n\n");

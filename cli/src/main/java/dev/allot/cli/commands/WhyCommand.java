@@ -69,7 +69,9 @@ public final class WhyCommand extends ApiCommand {
                 out.append("Position ").append(queue.path("position").asInt()).append(" in the queue of ").append(cluster)
                         .append(" (scheduler's view ").append(Format.relative(asOf, now)).append(").\n");
             }
-            out.append("Expected start: ").append(expectedStart(queue, now)).append('\n');
+            if ("WAITING".equals(queue.path("state").asText())) {
+                out.append("Expected start: ").append(expectedStart(queue, now)).append('\n');
+            }
             paragraph(out, "Reason: " + queue.path("reason").asText(), width);
         } else if (state.equals("WAITING") && job.path("seenByScheduler").asBoolean()) {
             out.append("Not in the scheduler's latest queue snapshot yet (it publishes after each pass that changes it).\n");
