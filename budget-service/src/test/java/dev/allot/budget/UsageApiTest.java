@@ -2,6 +2,7 @@ package dev.allot.budget;
 
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
@@ -41,22 +42,27 @@ class UsageApiTest {
         BudgetApiTest.put(org, "{\"share\":1}", 200);
         BudgetApiTest.put(team, "{\"share\":1}", 200);
         BudgetApiTest.put(org + "/team-b", "{\"share\":3}", 200);
-        // 8 GPUs: team-a is entitled to 2 GPUs, 7200 GPU-s an hour
+        // one node of 8 GPUs
         TestLog.publish(Topics.NODE_STATUS, cluster + "-n1", NodeStatus.newBuilder().setEventId(UUID.randomUUID().toString())
                 .setOccurredAt(Instant.now()).setNodeId(cluster + "-n1")
                 .setPayload(new NodeRegistered(cluster, 8, "fake", 1L, "a", null)).build());
         long h = Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli() - 3 * HOUR;
-        // hour h: held 4 GPUs, asked for 4 -> owed min(2, 4) = 2 GPU-h, delivered 4
+        // hour h: held 4 GPUs, asked for 4 -> owed min(entitled, 4), delivered 4
         usage(team, cluster, h, h + HOUR, 4 * 3600.0, ChargeMode.ALLOCATED);
         demand(team, cluster, h, h + HOUR, 4.0);
         // a tile across h+1 and h+2, half in each: 1 GPU for 2 hours, unallocated
         usage(team, cluster, h + HOUR + HOUR / 2, h + 2 * HOUR + HOUR / 2, 3600.0, ChargeMode.UNALLOCATED);
-        // hour h+1: asked for 1 GPU -> owed 1
+        // hour h+1: asked for 1 GPU -> owed min(entitled, 1)
         demand(team, cluster, h + HOUR, h + 2 * HOUR, 1.0);
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().queryParam("cluster", cluster)
-                .queryParam("days", 1).when().get("/usage/" + team).then().statusCode(200)
-                .body("owedGpuHours", equalTo(3.0f)));
+        // roots are siblings of each other (other tests define roots too): the entitlement follows the fraction
+        double fraction = given().when().get("/budgets/" + team).then().statusCode(200).extract().jsonPath()
+                .getDouble("fractionOfCluster");
+        double entitledPerHour = fraction * 8;
+        double owed = Math.min(entitledPerHour, 4) + Math.min(entitledPerHour, 1);
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(given().queryParam("cluster", cluster)
+                .queryParam("days", 1).when().get("/usage/" + team).then().statusCode(200).extract().jsonPath()
+                .getDouble("deliveredGpuHours")).isEqualTo(4.0));
         JsonPath usage = given().queryParam("cluster", cluster).queryParam("days", 1).when().get("/usage/" + team)
                 .then().statusCode(200).extract().jsonPath();
         List<Map<String, Object>> hours = usage.getList("hours");
@@ -64,21 +70,22 @@ class UsageApiTest {
         Map<String, Object> first = hours.get(hours.size() - 4);
         assertThat(first.get("hour")).isEqualTo(Instant.ofEpochMilli(h).toString());
         assertThat(((Number) first.get("chargedGpuHours")).doubleValue()).isEqualTo(4.0);
-        assertThat(((Number) first.get("entitledGpuHours")).doubleValue()).isEqualTo(2.0);
-        assertThat(((Number) first.get("owedGpuHours")).doubleValue()).isEqualTo(2.0);
+        assertThat(((Number) first.get("entitledGpuHours")).doubleValue()).isCloseTo(entitledPerHour, within(1e-6));
+        assertThat(((Number) first.get("owedGpuHours")).doubleValue()).isCloseTo(Math.min(entitledPerHour, 4), within(1e-6));
         assertThat(((Number) hours.get(hours.size() - 3).get("unallocatedGpuHours")).doubleValue()).isEqualTo(0.5);
         assertThat(((Number) hours.get(hours.size() - 2).get("unallocatedGpuHours")).doubleValue()).isEqualTo(0.5);
-        assertThat(usage.getDouble("deliveredGpuHours")).isEqualTo(4.0);
         assertThat(usage.getDouble("unallocatedGpuHours")).isEqualTo(1.0);
-        assertThat(usage.getDouble("entitledGpuHours")).isEqualTo(48.0);
-        assertThat(usage.getDouble("deliveredOverOwed")).isEqualTo(1.0);
+        assertThat(usage.getDouble("owedGpuHours")).isCloseTo(owed, within(1e-4));
+        assertThat(usage.getDouble("entitledGpuHours")).isCloseTo(entitledPerHour * 24, within(1e-3));
+        assertThat(usage.getDouble("deliveredOverOwed")).isCloseTo(Math.min(1, 4 / owed), within(1e-4));
 
         // the parent sums its children; /budgets carries the 7-day owed vs delivered
-        given().queryParam("cluster", cluster).when().get("/usage/" + org).then().body("deliveredGpuHours", equalTo(4.0f));
-        given().when().get("/budgets/" + team).then().statusCode(200)
-                .body("owed." + cluster + ".owedGpuHours", equalTo(3.0f))
-                .body("owed." + cluster + ".deliveredGpuHours", equalTo(4.0f))
-                .body("owed." + cluster + ".entitledGpuHours", equalTo(336.0f));
+        assertThat(given().queryParam("cluster", cluster).when().get("/usage/" + org).then().extract().jsonPath()
+                .getDouble("deliveredGpuHours")).isEqualTo(4.0);
+        JsonPath budget = given().when().get("/budgets/" + team).then().statusCode(200).extract().jsonPath();
+        assertThat(budget.getDouble("owed." + cluster + ".owedGpuHours")).isCloseTo(owed, within(1e-4));
+        assertThat(budget.getDouble("owed." + cluster + ".deliveredGpuHours")).isEqualTo(4.0);
+        assertThat(budget.getDouble("owed." + cluster + ".entitledGpuHours")).isCloseTo(entitledPerHour * 168, within(1e-2));
     }
 
     @Test
