@@ -63,8 +63,9 @@ public final class UsageCommand extends ApiCommand {
             owed[i] = h.path("owedGpuHours").asDouble();
         }
         String first = n == 0 ? "" : DAY.format(Instant.parse(hours.get(0).path("hour").asText()).atZone(ZoneId.systemDefault()));
-        StringBuilder out = new StringBuilder(String.format(Locale.ROOT, "%s on %s, last %d days (hourly, GPUs)%n",
-                account, on, days));
+        StringBuilder out = new StringBuilder();
+        dev.allot.cli.render.Words.wrap(String.format(Locale.ROOT, "%s on %s, last %d days (hourly, GPUs)", account, on,
+                days), width()).forEach(l -> out.append(l).append('\n'));
         out.append(Chart.render(charged, unallocated, entitled, owed, first, "now", width(), Math.max(3, height)));
         String totals = String.format(Locale.ROOT, "charged %s GPU-h, unallocated %s, entitled %s, owed %s, delivered %s (%s of owed)",
                 Format.hours(usage.path("deliveredGpuHours")), Format.hours(usage.path("unallocatedGpuHours")),
