@@ -55,8 +55,17 @@ demo_run() {
   demo_submit bob lab/team-b 2 8 120 true 600
   for i in 1 2 3; do demo_submit bob lab/team-b 1 4 60 false 120; done
   for i in 1 2 3 4; do demo_submit carol lab/team-c 1 1 30 false 45 1; done
-  info "demo: jobs submitted; live view every 2 s (Ctrl-C to leave; 'bin/allot down' stops everything)"
+  info "demo: jobs submitted; live view every 2 s (q or Ctrl-C to leave; 'bin/allot down' stops everything)"
   trap 'echo; info "left the live view; the system keeps running"; exit 0' INT
+  # the live view is the CLI's 'top' (bin/allot top); the plain view below only if the CLI cannot be built
+  # shellcheck source=bin/cli-lib.sh
+  source "$ALLOT_ROOT/bin/cli-lib.sh"
+  if ( cli_build ); then
+    "$JAVA" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx256m -jar "$CLI_JAR" top --server "$BUDGET_API" --cluster local \
+      || true
+    info "left the live view; the system keeps running"
+    return 0
+  fi
   while true; do
     demo_view
     sleep 2

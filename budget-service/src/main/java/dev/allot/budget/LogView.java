@@ -1,6 +1,8 @@
 package dev.allot.budget;
 
+import dev.allot.budget.hours.HourlyLedger;
 import dev.allot.budget.jobs.JobBook;
+import dev.allot.budget.nodes.NodeBoard;
 import dev.allot.budget.queue.QueueBoard;
 import dev.allot.budget.tree.Account;
 import dev.allot.budget.tree.BudgetTree;
@@ -10,7 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 
 /**
  * Everything this service knows, all of it a projection of the log: the budget tree, cluster
- * capacities, rolling usage, jobs and queues. Only the log consumer writes the tree; HTTP threads
+ * capacities, rolling usage, hourly usage and demand, jobs, queues and nodes. Only the log consumer writes the tree; HTTP threads
  * read immutable tree snapshots.
  */
 @ApplicationScoped
@@ -21,6 +23,8 @@ public class LogView {
     private final UsageBook usage = new UsageBook();
     private final JobBook jobs = new JobBook();
     private final QueueBoard queues = new QueueBoard();
+    private final NodeBoard nodes = new NodeBoard();
+    private final HourlyLedger hours = new HourlyLedger();
 
     public BudgetTree tree() {
         return tree;
@@ -48,5 +52,13 @@ public class LogView {
 
     public QueueBoard queues() {
         return queues;
+    }
+
+    public NodeBoard nodes() {
+        return nodes;
+    }
+
+    public HourlyLedger hours() {
+        return hours;
     }
 }

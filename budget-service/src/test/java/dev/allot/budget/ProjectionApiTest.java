@@ -189,6 +189,6 @@ class ProjectionApiTest {
     private static void registerNode(String cluster, String nodeId, int gpus) {
         TestLog.publish(Topics.NODE_STATUS, nodeId, NodeStatus.newBuilder()
                 .setEventId(UUID.randomUUID().toString()).setOccurredAt(Instant.now()).setNodeId(nodeId)
-                .setPayload(new NodeRegistered(cluster, gpus, "fake", 1L, "test-agent")).build());
+                .setPayload(new NodeRegistered(cluster, gpus, "fake", 1L, "test-agent", null)).build());
     }
 }

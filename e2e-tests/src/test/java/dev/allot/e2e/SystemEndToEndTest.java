@@ -399,6 +399,36 @@ class SystemEndToEndTest {
 
     // ---- helpers ----
 
+    @Test
+    @Order(6)
+    void givenTheCli_whenAPersonSubmitsFollowsTheOutputAndDrainsANode_thenEachCommandShowsWhatTheSystemDid()
+            throws Exception {
+        CliProcess cli = new CliProcess(system.budget.url());
+        CliProcess.Result submitted = cli.run("submit", "-b", lab + "/team-a", "-c", system.cluster, "-g", "1",
+                "--wait", "20", "--", "sh", "-c", "echo hello from $ALLOT_JOB_ID; sleep 2; echo bye");
+        assertThat(submitted.exitCode()).as(submitted.toString()).isZero();
+        String id = submitted.out().lines().findFirst().orElseThrow().substring("submitted ".length());
+        assertThat(submitted.out()).contains("state ");
+
+        // the output comes from the node agent's log file, through the public API, until the job ends
+        CliProcess.Result followed = cli.run("logs", id, "--follow", "--poll", "300");
+        assertThat(followed.exitCode()).as(followed.toString()).isZero();
+        assertThat(followed.out()).isEqualTo("hello from " + id + "\nbye\n");
+        CliProcess.Result history = cli.run("history", id);
+        assertThat(history.out()).contains("JobSubmitted").contains("JobPlaced").contains("JobStarted")
+                .contains("JobExited").contains("JobCompleted");
+        assertThat(cli.run("jobs", "--all", "--state", "COMPLETED", "-c", system.cluster).out()).contains(id);
+
+        // drain through the public API: the scheduler drains the idle node and reports it drained
+        String node = system.cluster + "-node-1";
+        assertThat(cli.run("drain", node, "--reason", "e2e").exitCode()).isZero();
+        await().atMost(PATIENCE).untilAsserted(() -> assertThat(cli.run("nodes", "-c", system.cluster).out()
+                .lines().filter(l -> l.startsWith(node + " ")).findFirst().orElseThrow()).contains("DRAINED"));
+        assertThat(cli.run("undrain", node).out()).contains("state UP");
+        CliProcess.Result nodes = cli.run("nodes", "-c", system.cluster, "-o", "json");
+        assertThat(nodes.out()).contains("\"draining\" : false");
+    }
+
     private Map<String, Object> job(String team, int replicas, int gpus, long minRuntime, boolean resumable,
                                     List<String> command) {
         Map<String, Object> job = new HashMap<>();

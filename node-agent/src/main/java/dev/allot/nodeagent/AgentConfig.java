@@ -40,6 +40,12 @@ public interface AgentConfig {
     /** Identifies this agent process in NodeRegistered; default {@code <hostname>:<pid>}. */
     Optional<String> agentId();
 
+    /**
+     * Base URL of this agent's HTTP API as others reach it, sent in NodeRegistered so that the public API
+     * can fetch a job's output from here; default {@code http://<quarkus.http.host or hostname>:<quarkus.http.port>}.
+     */
+    Optional<String> advertisedUrl();
+
     @WithDefault("2s")
     Duration heartbeatInterval();
 

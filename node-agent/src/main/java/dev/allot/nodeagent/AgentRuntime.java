@@ -85,6 +85,7 @@ public class AgentRuntime {
         commands = new CommandConsumer(kafka, "node-agent-" + agentId, agent, reports, metrics);
         commands.positionAtEnd();
         warmUp();
+        agent.advertise(advertisedUrl());
         agent.register();
         Thread loop = new Thread(commands, "allot-agent-commands");
         loop.setDaemon(true);
@@ -95,6 +96,20 @@ public class AgentRuntime {
         every(config.checkpointPollInterval(), agent::pollCheckpoints, "checkpoint poll");
         LOG.infof("node agent %s up: %d node(s) %s in cluster %s, %s GPUs, state in %s", agentId, nodes.size(),
                 nodeIds, config.cluster(), nvidia ? "NVIDIA" : "fake", state.root());
+    }
+
+    /** Where others reach this agent's HTTP API; null when the port is chosen at random (tests). */
+    private String advertisedUrl() {
+        if (config.advertisedUrl().isPresent()) {
+            return config.advertisedUrl().get();
+        }
+        org.eclipse.microprofile.config.Config all = org.eclipse.microprofile.config.ConfigProvider.getConfig();
+        int port = all.getOptionalValue("quarkus.http.port", Integer.class).orElse(8080);
+        if (port <= 0 || io.quarkus.runtime.LaunchMode.current() == io.quarkus.runtime.LaunchMode.TEST) {
+            return null;
+        }
+        String host = all.getOptionalValue("quarkus.http.host", String.class).orElse("0.0.0.0");
+        return "http://" + (host.equals("0.0.0.0") || host.equals("::") ? hostname() : host) + ":" + port;
     }
 
     void onStop(@Observes ShutdownEvent event) {

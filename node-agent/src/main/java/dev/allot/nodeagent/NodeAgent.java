@@ -111,6 +111,18 @@ public final class NodeAgent {
         return running.size();
     }
 
+    private volatile String apiUrl;
+
+    /** The URL of this agent's HTTP API, announced with each registration (null: none advertised). */
+    public void advertise(String url) {
+        this.apiUrl = url;
+    }
+
+    /** The file a replica's stdout and stderr are appended to. */
+    public java.nio.file.Path logFile(String jobId, int replicaIndex) {
+        return state.logFile(jobId, replicaIndex);
+    }
+
     /** Announces every hosted node under its epoch. Call after fencing earlier processes. */
     public void register() {
         Instant now = now();
@@ -121,6 +133,7 @@ public final class NodeAgent {
                     .setGpuModel(node.backend().model())
                     .setEpoch(node.epoch())
                     .setAgentId(agentId)
+                    .setApiUrl(apiUrl)
                     .build(), now);
             LOG.infof("registered node %s (cluster %s, %d x %s) under epoch %d", node.nodeId(), node.cluster(),
                     node.gpuCount(), node.backend().model(), node.epoch());

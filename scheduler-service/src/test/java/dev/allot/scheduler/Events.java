@@ -51,7 +51,7 @@ final class Events {
 
     void node(String nodeId, int gpus) {
         send(Topics.NODE_STATUS.name(), nodeId, new NodeStatus(UUID.randomUUID().toString(), Instant.now(), nodeId,
-                new NodeRegistered(cluster, gpus, "fake", 1L, "test-agent")));
+                new NodeRegistered(cluster, gpus, "fake", 1L, "test-agent", null)));
     }
 
     void heartbeat(String nodeId, List<String> running) {

@@ -69,7 +69,7 @@ class LoopBenchmark {
             for (int i = 0; i < nodes; i++) {
                 producer.send(new ProducerRecord<>(Topics.NODE_STATUS.name(), cluster + "-n" + i,
                         new dev.allot.schemas.NodeStatus(java.util.UUID.randomUUID().toString(), java.time.Instant.now(),
-                                cluster + "-n" + i, new dev.allot.schemas.NodeRegistered(cluster, 8, "fake", 1L, "bench"))));
+                                cluster + "-n" + i, new dev.allot.schemas.NodeRegistered(cluster, 8, "fake", 1L, "bench", null))));
             }
             producer.flush();
             waitUntil(() -> loop.status().nodes() == nodes, 60);

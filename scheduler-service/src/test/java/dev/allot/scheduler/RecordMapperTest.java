@@ -60,7 +60,7 @@ class RecordMapperTest {
     @Test
     void given_another_clusters_submission_or_node_when_mapped_then_nothing() {
         assertThat(mapper.map(submission("elsewhere"), NOW, knows)).isEmpty();
-        assertThat(mapper.map(node("n1", new NodeRegistered("elsewhere", 8, "fake", 1L, "agent")), NOW, knows))
+        assertThat(mapper.map(node("n1", new NodeRegistered("elsewhere", 8, "fake", 1L, "agent", null)), NOW, knows))
                 .isEmpty();
         assertThat(mapper.map(node("n1", new NodeHeartbeat("elsewhere", 1L, List.of(), null)), NOW, knows))
                 .isEmpty();
@@ -79,14 +79,14 @@ class RecordMapperTest {
 
     @Test
     void given_a_node_registration_when_mapped_then_register_with_the_agents_epoch() {
-        assertThat(mapper.map(node("n1", new NodeRegistered(CLUSTER, 8, "fake", 4L, "agent")), NOW, knows))
+        assertThat(mapper.map(node("n1", new NodeRegistered(CLUSTER, 8, "fake", 4L, "agent", null)), NOW, knows))
                 .containsExactly(new Input.RegisterNode(NOW, "n1", 8, 4));
     }
 
     @Test
     void given_records_that_break_a_rule_when_mapped_then_invalid_with_the_reason() {
         BudgetEvent noShare = new BudgetEvent("e4", T, new BudgetDefined("lab", null, 0.0, T, "ops", List.of(), List.of()));
-        NodeStatus noGpus = node("n1", new NodeRegistered(CLUSTER, 0, "fake", 1L, "agent"));
+        NodeStatus noGpus = node("n1", new NodeRegistered(CLUSTER, 0, "fake", 1L, "agent", null));
 
         assertThatThrownBy(() -> mapper.map(noShare, NOW, knows)).isInstanceOf(RecordMapper.InvalidRecord.class)
                 .hasMessage("budget lab: share must be > 0, got 0.0");

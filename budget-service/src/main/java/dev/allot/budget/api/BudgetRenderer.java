@@ -1,6 +1,8 @@
 package dev.allot.budget.api;
 
 import dev.allot.budget.LogView;
+import dev.allot.budget.hours.HourlyLedger;
+import dev.allot.budget.hours.OwedLedger;
 import dev.allot.budget.tree.Account;
 import dev.allot.budget.tree.BudgetPath;
 import dev.allot.budget.tree.BudgetTree;
@@ -37,6 +39,24 @@ final class BudgetRenderer {
         body.put("accounts", roots);
         body.put("orphans", tree.orphans());
         return body;
+    }
+
+    /**
+     * Owed vs delivered GPU-hours over the 7-day window (whole hours up to the one in progress), per
+     * cluster with capacity or booked hours: the owed-hours ledger of {@link OwedLedger}.
+     */
+    private Map<String, Object> owed(String path) {
+        TreeSet<String> clusters = new TreeSet<>(capacity.keySet());
+        clusters.addAll(view.hours().clusters());
+        long last = HourlyLedger.hourOf(System.currentTimeMillis());
+        long first = last - (UsageResource.MAX_DAYS * 24L - 1) * HourlyLedger.HOUR;
+        Map<String, Object> owed = new LinkedHashMap<>();
+        for (String cluster : clusters) {
+            owed.put(cluster, OwedLedger.render(cluster, path,
+                    view.hours().series(cluster, path, first, last + HourlyLedger.HOUR),
+                    UsageResource.entitledPerHour(view, path, cluster), false));
+        }
+        return owed;
     }
 
     BudgetTree tree() {
@@ -89,6 +109,7 @@ final class BudgetRenderer {
             usageView.put(cluster, line);
         }
         body.put("usage", usageView);
+        body.put("owed", owed(path));
 
         List<Map<String, Object>> children = new ArrayList<>();
         tree.children(path).forEach(child -> children.add(account(child)));

@@ -260,9 +260,10 @@ public class JobResource {
     }
 
     @GET
-    @Operation(summary = "Jobs the log knows, newest submission first, filtered by state, budget and cluster")
+    @Operation(summary = "Jobs the log knows, newest submission first, filtered by state, budget, cluster and submitter")
     public Map<String, Object> list(@QueryParam("state") String state, @QueryParam("budget") String budget,
                                     @QueryParam("cluster") String cluster,
+                                    @QueryParam("submitter") String submitter,
                                     @QueryParam("limit") String limitParam) {
         int limit = limitOf(limitParam);
         if (state != null && java.util.Arrays.stream(dev.allot.schemas.JobState.values())
@@ -275,6 +276,7 @@ public class JobResource {
                 .filter(j -> state == null || state.equals(j.state()))
                 .filter(j -> budget == null || budget.equals(j.budget()))
                 .filter(j -> cluster == null || cluster.equals(j.cluster()))
+                .filter(j -> submitter == null || submitter.equals(j.submitter()))
                 .sorted(java.util.Comparator.comparing(JobRecord.Summary::submittedAt,
                         java.util.Comparator.nullsLast(java.util.Comparator.<Instant>reverseOrder())))
                 .toList();

@@ -184,10 +184,17 @@ public final class JobRecord {
         view.put("cancelRequested", !cancelRequests.isEmpty());
         view.put("cancellation", cancellation);
         view.put("preemptions", List.copyOf(preemptions));
+        view.put("history", historyLines());
+        return view;
+    }
+
+    /**
+     * Every fact of the job in order. job-requests and job-events are different topics, so replay
+     * interleaves them freely: ordered by when the fact happened, then by arrival.
+     */
+    public synchronized List<Map<String, Object>> historyLines() {
         List<Map<String, Object>> lines = new ArrayList<>();
         history.stream()
-                // job-requests and job-events are different topics, so replay interleaves them freely:
-                // order by when the fact happened, then by arrival
                 .sorted(Comparator.comparing(HistoryEntry::at).thenComparingLong(HistoryEntry::seq))
                 .forEach(h -> {
                     Map<String, Object> line = new LinkedHashMap<>();
@@ -197,13 +204,32 @@ public final class JobRecord {
                     line.put("details", h.details());
                     lines.add(line);
                 });
-        view.put("history", lines);
-        return view;
+        return lines;
+    }
+
+    /** GPUs the job holds per node while it runs (its current placement); empty otherwise. */
+    public synchronized Map<String, Integer> gpusByNode() {
+        if (state != JobState.RUNNING || placement == null) {
+            return Map.of();
+        }
+        Map<String, Integer> byNode = new LinkedHashMap<>();
+        placement.getAssignments().forEach(a -> byNode.merge(a.getNodeId(), a.getGpuIndices().size(), Integer::sum));
+        return byNode;
+    }
+
+    /** The node and replica of each assignment of the latest placement (running or not), for its output. */
+    public synchronized Map<Integer, String> nodesByReplica() {
+        if (placement == null) {
+            return Map.of();
+        }
+        Map<Integer, String> byReplica = new java.util.TreeMap<>();
+        placement.getAssignments().forEach(a -> byReplica.put(a.getReplicaIndex(), a.getNodeId()));
+        return byReplica;
     }
 
     /** A line of the job list. */
     public record Summary(String id, String state, boolean seenByScheduler, String budget, String cluster,
-                          Integer gpus, Instant submittedAt) {
+                          Integer gpus, Instant submittedAt, String submitter) {
     }
 
     public synchronized Summary summary() {
@@ -212,7 +238,7 @@ public final class JobRecord {
         Instant submittedAt = submission != null ? submission.getSubmittedAt()
                 : accepted != null ? accepted.getQueuedAt() : null;
         return new Summary(id, (state == null ? JobState.WAITING : state).name(), seenByScheduler, budget, cluster,
-                gpus, submittedAt);
+                gpus, submittedAt, submission != null ? submission.getSubmitter() : accepted != null ? accepted.getSubmitter() : null);
     }
 
     /** The leaf the job is charged to (from the submission, else the scheduler's events); null if neither came yet. */

@@ -8,7 +8,9 @@ import dev.allot.edge.Redelivery;
 import dev.allot.edge.RegistryUnavailable;
 import dev.allot.budget.tree.Account;
 import dev.allot.budget.tree.UsageBook;
+import dev.allot.schemas.AccountDemand;
 import dev.allot.schemas.BudgetDefined;
+import dev.allot.schemas.ChargeMode;
 import dev.allot.schemas.BudgetEvent;
 import dev.allot.schemas.BudgetRemoved;
 import dev.allot.schemas.BudgetUsage;
@@ -19,6 +21,7 @@ import dev.allot.schemas.JobSubmitted;
 import dev.allot.schemas.NodeRegistered;
 import dev.allot.schemas.NodeStatus;
 import dev.allot.schemas.QueueSnapshot;
+import dev.allot.schemas.UsageReported;
 import dev.allot.schemas.catalogue.DeadLetters;
 import dev.allot.schemas.catalogue.Topic;
 import dev.allot.schemas.catalogue.Topics;
@@ -60,7 +63,7 @@ public class LogProjector {
     private static final Logger LOG = Logger.getLogger(LogProjector.class);
 
     static final List<Topic<String, ?>> TOPICS = List.of(Topics.BUDGETS, Topics.JOB_REQUESTS, Topics.JOB_EVENTS,
-            Topics.NODE_STATUS, Topics.BUDGET_USAGE, Topics.QUEUE_STATUS);
+            Topics.NODE_STATUS, Topics.BUDGET_USAGE, Topics.QUEUE_STATUS, Topics.USAGE, Topics.ACCOUNT_DEMAND);
 
     @Inject
     KafkaSettings settings;
@@ -312,6 +315,17 @@ public class LogProjector {
             if (status.getPayload() instanceof NodeRegistered registered) {
                 view.capacity().nodeRegistered(status.getNodeId(), registered.getCluster(), registered.getGpuCount());
             }
+            view.nodes().apply(status);
+            return true;
+        }
+        if (topic.equals(Topics.USAGE.name()) && value instanceof UsageReported u) {
+            view.hours().usage(u.getCluster(), u.getAccount(), u.getIntervalStart().toEpochMilli(),
+                    u.getIntervalEnd().toEpochMilli(), u.getGpuSeconds(), u.getChargeMode() != ChargeMode.UNALLOCATED);
+            return true;
+        }
+        if (topic.equals(Topics.ACCOUNT_DEMAND.name()) && value instanceof AccountDemand d) {
+            view.hours().demand(d.getCluster(), d.getAccount(), d.getIntervalStart().toEpochMilli(),
+                    d.getIntervalEnd().toEpochMilli(), d.getDemandedGpus());
             return true;
         }
         if (topic.equals(Topics.BUDGET_USAGE.name()) && value instanceof BudgetUsage u) {
