@@ -32,7 +32,7 @@ public final class Api {
         String node = cluster + "-node-" + UUID.randomUUID().toString().substring(0, 6);
         TestLog.publish(Topics.NODE_STATUS, node, NodeStatus.newBuilder().setEventId(UUID.randomUUID().toString())
                 .setOccurredAt(Instant.now()).setNodeId(node)
-                .setPayload(new NodeRegistered(cluster, 8, "fake", 1L, "test-agent")).build());
+                .setPayload(new NodeRegistered(cluster, 8, "fake", 1L, "test-agent", null)).build());
         // generous: the first authenticated request of a JVM loads the key and warms the JWT code up
         await().atMost(Duration.ofMinutes(2)).untilAsserted(() -> asAdmin().when().get("/budgets").then()
                 .body("clusters." + cluster, Matchers.notNullValue()));

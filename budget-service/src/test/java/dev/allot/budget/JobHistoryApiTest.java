@@ -39,7 +39,7 @@ class JobHistoryApiTest {
         Instant t0 = Instant.now().truncatedTo(ChronoUnit.MILLIS).plusSeconds(1);
         // written in the reverse order of when they happened: history orders by time
         event(id, null, t0.plusMillis(20), new JobStarted("local-node-1", 1L, 0, 42L));
-        event(id, JobState.WAITING, t0, new JobAccepted(team, "local", ChargeMode.UNALLOCATED, t0));
+        event(id, JobState.WAITING, t0, JobAccepted.newBuilder().setBudget(team).setCluster("local").setChargeMode(ChargeMode.UNALLOCATED).setQueuedAt(t0).build());
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/jobs/" + id + "/history")
                 .then().statusCode(200)

@@ -145,7 +145,7 @@ class CliCommandsTest {
         assertThat(carol.run("submit", "-b", teamA, "-g", "8", "-n", "2", "--min-runtime", "1h", "--id", id,
                 "--wait", "0", "--", "sleep", "600").exitCode()).isZero();
         Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-        jobEvent(id, JobState.WAITING, now, new JobAccepted(teamA, cluster, ChargeMode.ALLOCATED, now));
+        jobEvent(id, JobState.WAITING, now, JobAccepted.newBuilder().setBudget(teamA).setCluster(cluster).setChargeMode(ChargeMode.ALLOCATED).setQueuedAt(now).build());
         String reason = "waits for 16 GPUs on 2 nodes: 8 free on " + node1 + ", reservation for " + org
                 + "-big holds " + node2 + " until its protected window ends";
         service.publish(Topics.QUEUE_STATUS, cluster, QueueSnapshot.newBuilder().setCluster(cluster).setAt(now)
@@ -189,7 +189,7 @@ class CliCommandsTest {
         assertThat(carol.run("submit", "-b", teamA, "-g", "2", "--min-runtime", "10m", "--id", id, "--wait", "0",
                 "--", "sleep", "600").exitCode()).isZero();
         Instant t0 = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-        jobEvent(id, JobState.WAITING, t0, new JobAccepted(teamA, cluster, ChargeMode.ALLOCATED, t0));
+        jobEvent(id, JobState.WAITING, t0, JobAccepted.newBuilder().setBudget(teamA).setCluster(cluster).setChargeMode(ChargeMode.ALLOCATED).setQueuedAt(t0).build());
         jobEvent(id, JobState.RUNNING, t0.plusMillis(1), placed(id, node1, List.of(0, 1), t0.plusSeconds(600)));
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 assertThat(flat(carol.run("why", id).out())).contains("Protected until"));

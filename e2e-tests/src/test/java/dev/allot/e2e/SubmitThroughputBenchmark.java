@@ -59,7 +59,7 @@ class SubmitThroughputBenchmark {
             try (KafkaProducer<String, NodeStatus> producer = infra.producer()) {
                 producer.send(new ProducerRecord<>(Topics.NODE_STATUS.name(), cluster + "-n1", NodeStatus.newBuilder()
                         .setEventId(UUID.randomUUID().toString()).setOccurredAt(Instant.now()).setNodeId(cluster + "-n1")
-                        .setPayload(new NodeRegistered(cluster, 8, "fake", 1L, "bench")).build())).get();
+                        .setPayload(new NodeRegistered(cluster, 8, "fake", 1L, "bench", null)).build())).get();
             }
             AllotApi api = new AllotApi(budget.url());
             String lab = "lab" + cluster.substring(5);

@@ -89,7 +89,7 @@ class LogRestoreTest {
 
     void node(String nodeId, int gpus, long epoch) {
         NodeStatus s = new NodeStatus("n-" + nodeId, Instant.ofEpochMilli(t), nodeId,
-                new NodeRegistered(CLUSTER, gpus, "fake", epoch, "agent"));
+                new NodeRegistered(CLUSTER, gpus, "fake", epoch, "agent", null));
         nodeStatus.add(s);
         read(s);
     }

@@ -57,7 +57,7 @@ class RestartBenchmark {
             for (int n = 0; n < nodes; n++) {
                 String node = cluster + "-n" + n;
                 send(producer, Topics.NODE_STATUS, node, new NodeStatus(UUID.randomUUID().toString(),
-                        Instant.ofEpochMilli(t0), node, new NodeRegistered(cluster, 8, "fake", 1L, "bench")));
+                        Instant.ofEpochMilli(t0), node, new NodeRegistered(cluster, 8, "fake", 1L, "bench", null)));
             }
             long began = System.nanoTime();
             for (int i = 0; i < history; i++) {

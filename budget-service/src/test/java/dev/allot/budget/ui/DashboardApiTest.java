@@ -46,7 +46,7 @@ class DashboardApiTest {
         String cluster = TestLog.uniquePrefix();
         String node = cluster + "-n1";
         Instant t0 = Instant.now().minusSeconds(600);
-        nodeStatus(node, t0, new NodeRegistered(cluster, 8, "fake", 1L, "test-agent"));
+        nodeStatus(node, t0, new NodeRegistered(cluster, 8, "fake", 1L, "test-agent", null));
         jobEvent("victim-" + cluster, JobState.RUNNING, t0.plusSeconds(10), JobPlaced.newBuilder().setCluster(cluster)
                 .setBudget("lab/a").setChargeMode(ChargeMode.ALLOCATED).setAttempt(1).setExplanation(null)
                 .setProtectedUntil(t0.plusSeconds(70))
@@ -81,7 +81,7 @@ class DashboardApiTest {
         String team = root + "/team";
         given().contentType("application/json").body(Map.of("share", 1)).put("/budgets/" + root).then().statusCode(200);
         given().contentType("application/json").body(Map.of("share", 1)).put("/budgets/" + team).then().statusCode(200);
-        nodeStatus(cluster + "-n1", Instant.now(), new NodeRegistered(cluster, 8, "fake", 1L, "test-agent"));
+        nodeStatus(cluster + "-n1", Instant.now(), new NodeRegistered(cluster, 8, "fake", 1L, "test-agent", null));
         // the last whole hour: 4 GPUs asked for and 2 held for half of it -> demanded 2 GPU-h, delivered 1 GPU-h
         long hour = System.currentTimeMillis() / HOUR * HOUR - HOUR;
         TestLog.publish(Topics.ACCOUNT_DEMAND, Topics.accountKey(cluster, team), new AccountDemand(team, cluster,

@@ -20,7 +20,7 @@ class NodeLogTest {
 
     @Test
     void givenHeartbeatsWithAGap_whenRowsAreDrawn_thenTheGapIsALostStretchAndTheNodeIsLiveAgain() {
-        status(0, new NodeRegistered("c1", 8, "fake", 1L, "a"));
+        status(0, new NodeRegistered("c1", 8, "fake", 1L, "a", null));
         status(10, heartbeat());
         status(70, heartbeat()); // 60 s of silence: lost from 10 to 70
         status(80, heartbeat());
@@ -33,7 +33,7 @@ class NodeLogTest {
 
     @Test
     void givenANodeThatStoppedHeartbeating_whenRowsAreDrawnLater_thenItIsLostUpToNow() {
-        status(0, new NodeRegistered("c1", 4, "fake", 1L, "a"));
+        status(0, new NodeRegistered("c1", 4, "fake", 1L, "a", null));
         NodeLog.NodeRow row = log.rows("c1", T0 + 45_000).get(0);
         assertThat(row.lost()).isTrue();
         assertThat(row.marks()).singleElement().satisfies(m -> {
@@ -45,7 +45,7 @@ class NodeLogTest {
 
     @Test
     void givenADrainThatFinishesAndIsLifted_whenRowsAreDrawn_thenDrainingThenDrainedAreMarkedAndTheNodeIsOpenAgain() {
-        status(0, new NodeRegistered("c1", 8, "fake", 1L, "a"));
+        status(0, new NodeRegistered("c1", 8, "fake", 1L, "a", null));
         status(5, new NodeDrainRequested("c1", "alice", "MAINT-7"));
         NodeLog.NodeRow draining = log.rows("c1", T0 + 6_000).get(0);
         assertThat(draining.draining()).isTrue();
