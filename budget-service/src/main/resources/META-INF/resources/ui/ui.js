@@ -5,6 +5,14 @@
 const Allot = (() => {
   const params = new URLSearchParams(location.search);
 
+  // A token handed over once as ?token=... (from 'bin/allot login --print') is kept for the tab's session
+  // and taken out of the address bar.
+  if (params.has('token')) {
+    sessionStorage.setItem('allot.token', params.get('token'));
+    params.delete('token');
+    history.replaceState(null, '', location.pathname + (params.toString() ? '?' + params : '') + location.hash);
+  }
+
   // The one place a request is made: a login (bearer token) is added here, once, for every page.
   function headers() {
     const token = sessionStorage.getItem('allot.token');
@@ -13,6 +21,13 @@ const Allot = (() => {
 
   async function api(path, as = 'json') {
     const response = await fetch(path, { headers: headers(), cache: 'no-store' });
+    if (response.status === 401 && !sessionStorage.getItem('allot.token')) {
+      const token = window.prompt('The API needs a login: paste a token (bin/allot login --user NAME --print)');
+      if (token) {
+        sessionStorage.setItem('allot.token', token.trim());
+        return api(path, as);
+      }
+    }
     if (!response.ok) {
       const body = await response.text();
       const error = new Error(path + ' answered ' + response.status + ': ' + body);

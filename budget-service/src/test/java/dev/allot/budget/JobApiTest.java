@@ -278,7 +278,7 @@ class JobApiTest {
         // when the scheduler cancels it
         publish(id, JobState.CANCELLED, t0.plusMillis(10), new dev.allot.schemas.JobCancelled("dave", "typo", false));
         // then the view has the request's shape from JobAccepted, and who cancelled it and why
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/jobs/" + id).then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/jobs/" + id).then()
                 .body("state", equalTo("CANCELLED"))
                 .body("replicas", equalTo(2)).body("gpus", equalTo(8)).body("submitter", equalTo("erin"))
                 .body("minRuntimeSeconds", equalTo(600)).body("priority", equalTo(3))

@@ -32,7 +32,8 @@ class JobHistoryApiTest {
         String team = org + "/t";
         BudgetApiTest.put(org, "{\"share\":1}", 200);
         BudgetApiTest.put(team, "{\"share\":1}", 200);
-        String id = given().contentType(ContentType.JSON).header("X-Allot-Submitter", "erin")
+        Api.nodeOf("local");
+        String id = Api.as("erin", dev.allot.testsupport.TestTokens.ADMIN_GROUP).contentType(ContentType.JSON)
                 .body("{\"budget\":\"" + team + "\",\"cluster\":\"local\",\"replicas\":1,\"gpusPerReplica\":1,"
                         + "\"minRuntimeSeconds\":0,\"command\":[\"true\"]}")
                 .when().post("/jobs").then().statusCode(202).extract().path("id");
@@ -41,17 +42,17 @@ class JobHistoryApiTest {
         event(id, null, t0.plusMillis(20), new JobStarted("local-node-1", 1L, 0, 42L));
         event(id, JobState.WAITING, t0, JobAccepted.newBuilder().setBudget(team).setCluster("local").setChargeMode(ChargeMode.UNALLOCATED).setQueuedAt(t0).build());
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/jobs/" + id + "/history")
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/jobs/" + id + "/history")
                 .then().statusCode(200)
                 .body("id", equalTo(id)).body("count", equalTo(3))
                 .body("events.type", equalTo(List.of("JobSubmitted", "JobAccepted", "JobStarted")))
                 .body("events[1].stateAfter", equalTo("WAITING"))
                 .body("events[2].details.nodeId", equalTo("local-node-1")));
-        given().queryParam("submitter", "erin").queryParam("budget", team).when().get("/jobs").then()
+        Api.asAdmin().queryParam("submitter", "erin").queryParam("budget", team).when().get("/jobs").then()
                 .body("jobs.id", equalTo(List.of(id))).body("jobs[0].submitter", equalTo("erin"));
-        given().queryParam("submitter", "someone-else").queryParam("budget", team).when().get("/jobs").then()
+        Api.asAdmin().queryParam("submitter", "someone-else").queryParam("budget", team).when().get("/jobs").then()
                 .body("count", equalTo(0));
-        given().when().get("/jobs/" + UUID.randomUUID() + "/history").then().statusCode(404).body("field", equalTo("id"));
+        Api.asAdmin().when().get("/jobs/" + UUID.randomUUID() + "/history").then().statusCode(404).body("field", equalTo("id"));
     }
 
     private static void event(String jobId, JobState stateAfter, Instant at, Object payload) {

@@ -42,7 +42,7 @@ class NodeApiTest {
         node = cluster + "-node-1";
         status(node, new NodeRegistered(cluster, 8, "fake", 5L, "host:1", null));
         status(node, new NodeHeartbeat(cluster, 5L, List.of(), null));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().queryParam("cluster", cluster)
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().queryParam("cluster", cluster)
                 .when().get("/nodes").then().statusCode(200).body("nodes.size()", equalTo(1)));
     }
 
@@ -56,7 +56,7 @@ class NodeApiTest {
                         .setChargeMode(ChargeMode.ALLOCATED).setProtectedUntil(Instant.now()).setAttempt(1)
                         .setExplanation("fits").build()).build());
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/nodes/" + node).then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/nodes/" + node).then()
                 .statusCode(200)
                 .body("cluster", equalTo(cluster)).body("gpus", equalTo(8))
                 .body("usedGpus", equalTo(3)).body("freeGpus", equalTo(5))
@@ -66,7 +66,7 @@ class NodeApiTest {
 
     @Test
     void givenANode_whenDrainedThroughTheApi_thenNodeDrainRequestedIsOnNodeStatusAndTheNodeShowsDraining() {
-        given().header("X-Allot-User", "olga").queryParam("reason", "MAINT-7").when().post("/nodes/" + node + "/drain")
+        Api.as("olga", dev.allot.testsupport.TestTokens.OPERATOR_GROUP).queryParam("reason", "MAINT-7").when().post("/nodes/" + node + "/drain")
                 .then().statusCode(202)
                 // read-your-writes: the answer already shows the drain
                 .body("state", equalTo("DRAINING")).body("drain.requestedBy", equalTo("olga"))
@@ -82,10 +82,10 @@ class NodeApiTest {
 
         // the scheduler reports the node empty
         status(node, new NodeDrained(cluster));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/nodes/" + node).then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/nodes/" + node).then()
                 .body("state", equalTo("DRAINED")));
 
-        given().header("X-Allot-User", "olga").when().post("/nodes/" + node + "/undrain").then().statusCode(202)
+        Api.as("olga", dev.allot.testsupport.TestTokens.OPERATOR_GROUP).when().post("/nodes/" + node + "/undrain").then().statusCode(202)
                 .body("state", equalTo("UP")).body("drain", equalTo(null));
         assertThat(TestLog.read(Topics.NODE_STATUS, node::equals,
                 seen -> seen.stream().anyMatch(r -> r.value().getPayload() instanceof NodeUndrained))).isNotEmpty();
@@ -94,8 +94,8 @@ class NodeApiTest {
     @Test
     void givenAnUnknownNode_whenDrained_then404NamingTheFieldAndNothingWritten() {
         String unknown = cluster + "-nowhere";
-        given().when().post("/nodes/" + unknown + "/drain").then().statusCode(404).body("field", equalTo("id"));
-        given().when().get("/nodes/" + unknown).then().statusCode(404);
+        Api.asAdmin().when().post("/nodes/" + unknown + "/drain").then().statusCode(404).body("field", equalTo("id"));
+        Api.asAdmin().when().get("/nodes/" + unknown).then().statusCode(404);
         // a record written after the refusal arrives alone: the refusal wrote nothing before it
         status(unknown, new NodeHeartbeat(cluster, 1L, List.of(), null));
         List<ConsumerRecord<String, NodeStatus>> log = TestLog.read(Topics.NODE_STATUS, unknown::equals,

@@ -56,14 +56,14 @@ class UsageApiTest {
         demand(team, cluster, h + HOUR, h + 2 * HOUR, 1.0);
 
         // roots are siblings of each other (other tests define roots too): the entitlement follows the fraction
-        double fraction = given().when().get("/budgets/" + team).then().statusCode(200).extract().jsonPath()
+        double fraction = Api.asAdmin().when().get("/budgets/" + team).then().statusCode(200).extract().jsonPath()
                 .getDouble("fractionOfCluster");
         double entitledPerHour = fraction * 8;
         double owed = Math.min(entitledPerHour, 4) + Math.min(entitledPerHour, 1);
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(given().queryParam("cluster", cluster)
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(Api.asAdmin().queryParam("cluster", cluster)
                 .queryParam("days", 1).when().get("/usage/" + team).then().statusCode(200).extract().jsonPath()
                 .getDouble("deliveredGpuHours")).isEqualTo(4.0));
-        JsonPath usage = given().queryParam("cluster", cluster).queryParam("days", 1).when().get("/usage/" + team)
+        JsonPath usage = Api.asAdmin().queryParam("cluster", cluster).queryParam("days", 1).when().get("/usage/" + team)
                 .then().statusCode(200).extract().jsonPath();
         List<Map<String, Object>> hours = usage.getList("hours");
         assertThat(hours).hasSize(24);
@@ -80,9 +80,9 @@ class UsageApiTest {
         assertThat(usage.getDouble("deliveredOverOwed")).isCloseTo(Math.min(1, 4 / owed), within(1e-4));
 
         // the parent sums its children; /budgets carries the 7-day owed vs delivered
-        assertThat(given().queryParam("cluster", cluster).when().get("/usage/" + org).then().extract().jsonPath()
+        assertThat(Api.asAdmin().queryParam("cluster", cluster).when().get("/usage/" + org).then().extract().jsonPath()
                 .getDouble("deliveredGpuHours")).isEqualTo(4.0);
-        JsonPath budget = given().when().get("/budgets/" + team).then().statusCode(200).extract().jsonPath();
+        JsonPath budget = Api.asAdmin().when().get("/budgets/" + team).then().statusCode(200).extract().jsonPath();
         assertThat(budget.getDouble("owed." + cluster + ".owedGpuHours")).isCloseTo(owed, within(1e-4));
         assertThat(budget.getDouble("owed." + cluster + ".deliveredGpuHours")).isEqualTo(4.0);
         assertThat(budget.getDouble("owed." + cluster + ".entitledGpuHours")).isCloseTo(entitledPerHour * 168, within(1e-2));
@@ -92,8 +92,8 @@ class UsageApiTest {
     void givenBadQueries_whenUsageIsRead_thenTheFieldIsNamed() {
         String org = TestLog.uniquePrefix();
         BudgetApiTest.put(org, "{\"share\":1}", 200);
-        given().when().get("/usage/" + org + "/nobody").then().statusCode(404).body("field", equalTo("path"));
-        given().queryParam("days", 9).when().get("/usage/" + org).then().statusCode(400).body("field", equalTo("days"));
+        Api.asAdmin().when().get("/usage/" + org + "/nobody").then().statusCode(404).body("field", equalTo("path"));
+        Api.asAdmin().queryParam("days", 9).when().get("/usage/" + org).then().statusCode(400).body("field", equalTo("days"));
     }
 
     private static void usage(String account, String cluster, long from, long to, double gpuSeconds, ChargeMode mode) {

@@ -59,12 +59,15 @@ final class BudgetService {
         }
         Path log = Files.createDirectories(Path.of("target")).resolve("budget-service.log");
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process process = new ProcessBuilder(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + port,
+        List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-Dquarkus.http.host=127.0.0.1", "-Dquarkus.http.port=" + port,
                 "-Dkafka.bootstrap.servers=" + infra.bootstrapServers(),
                 "-Dallot.registry.url=" + infra.registryUrl(),
-                "-Dallot.budget.node-lost-after=1h",
-                "-jar", jar.toString()))
+                "-Dallot.budget.node-lost-after=1h"));
+        // trust the test tokens (TestTokens' key, issuer and audience)
+        dev.allot.testsupport.TestTokens.serviceConfig().forEach((key, value) -> command.add("-D" + key + "=" + value));
+        command.addAll(List.of("-jar", jar.toString()));
+        Process process = new ProcessBuilder(command)
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
         Runtime.getRuntime().addShutdownHook(new Thread(process::destroy, "budget-service-stop"));
         BudgetService service = new BudgetService(infra, "http://127.0.0.1:" + port, process);

@@ -22,6 +22,8 @@ final class Cli {
 
     Cli(String server, String user) {
         env.put("USER", user);
+        // the budget-service wants a bearer token: the user's own, with the admin group (the tests set up the tree)
+        env.put("ALLOT_TOKEN", dev.allot.testsupport.TestTokens.user(user, dev.allot.testsupport.TestTokens.ADMIN_GROUP));
         env.put("COLUMNS", "120");
         env.put("HOME", System.getProperty("java.io.tmpdir") + "/allot-cli-test-home");
         common.addAll(List.of("--server", server));

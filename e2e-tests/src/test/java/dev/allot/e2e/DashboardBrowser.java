@@ -36,9 +36,10 @@ final class DashboardBrowser implements AutoCloseable {
                 .setViewportSize(1280, 900).setExtraHTTPHeaders(credentials()));
     }
 
-    /** Headers that authenticate a request; empty until the service asks for a login. */
+    /** Headers that authenticate a request: an admin's bearer token (the dashboard reads, any user may). */
     static Map<String, String> credentials() {
-        return Map.of();
+        return Map.of("Authorization", dev.allot.testsupport.TestTokens.bearer("dashboard-viewer",
+                dev.allot.testsupport.TestTokens.ADMIN_GROUP));
     }
 
     /** Debian's chromium binary (the /usr/bin/chromium wrapper script adds flags Playwright does not expect). */

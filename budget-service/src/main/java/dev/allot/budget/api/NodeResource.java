@@ -1,6 +1,9 @@
 package dev.allot.budget.api;
 
 import dev.allot.budget.LogView;
+import dev.allot.budget.auth.AccessPolicy;
+import dev.allot.budget.auth.Authentication;
+import dev.allot.budget.auth.Caller;
 import dev.allot.budget.jobs.JobRecord;
 import dev.allot.budget.kafka.EventPublisher;
 import dev.allot.budget.kafka.KafkaSettings;
@@ -53,6 +56,9 @@ public class NodeResource {
     LogView view;
 
     @Inject
+    Authentication authentication;
+
+    @Inject
     LogProjector projector;
 
     @Inject
@@ -96,8 +102,8 @@ public class NodeResource {
             + " contracts allow; the scheduler reports NodeDrained once it is empty")
     public Response drain(@PathParam("id") String id, @HeaderParam(USER_HEADER) String user,
                           @QueryParam("reason") String reason) {
+        String by = operator(user);
         NodeBoard.Node node = known(id);
-        String by = who(user);
         write(id, NodeDrainRequested.newBuilder().setCluster(node.cluster()).setRequestedBy(by)
                 .setReason(reason == null || reason.isBlank() ? null : reason).build());
         return Response.accepted(node(id)).build();
@@ -107,8 +113,9 @@ public class NodeResource {
     @Path("/{id}/undrain")
     @Operation(summary = "Lift a drain (NodeUndrained): the node takes new work again")
     public Response undrain(@PathParam("id") String id, @HeaderParam(USER_HEADER) String user) {
+        String by = operator(user);
         NodeBoard.Node node = known(id);
-        write(id, NodeUndrained.newBuilder().setCluster(node.cluster()).setRequestedBy(who(user)).build());
+        write(id, NodeUndrained.newBuilder().setCluster(node.cluster()).setRequestedBy(by).build());
         return Response.accepted(node(id)).build();
     }
 
@@ -117,8 +124,12 @@ public class NodeResource {
                 "unknown node '" + id + "': no node-agent registered it; 'allot nodes' lists the known ones")));
     }
 
-    private static String who(String user) {
-        return user == null || user.isBlank() ? "anonymous" : user;
+    /** Drains are the operators' (and admins'): the token's name is recorded; a header naming someone else is refused. */
+    private String operator(String user) {
+        Caller caller = authentication.caller();
+        AccessPolicy.mayDrain(caller).ifPresent(ApiException::raise);
+        AccessPolicy.claimedName(caller, USER_HEADER, user).ifPresent(ApiException::raise);
+        return caller.name();
     }
 
     private void write(String nodeId, Object payload) {

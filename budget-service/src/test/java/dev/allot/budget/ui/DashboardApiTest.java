@@ -59,7 +59,7 @@ class DashboardApiTest {
         nodeStatus(node, t0.plusSeconds(400), new NodeDrainRequested(cluster, "alice", "MAINT-1"));
         nodeStatus(node, t0.plusSeconds(420), new NodeDrained(cluster));
 
-        JsonPath timeline = await().atMost(Duration.ofSeconds(30)).until(() -> given().queryParam("cluster", cluster)
+        JsonPath timeline = await().atMost(Duration.ofSeconds(30)).until(() -> dev.allot.budget.Api.asAdmin().queryParam("cluster", cluster)
                 .get("/ui/api/timeline").then().statusCode(200).extract().jsonPath(), t -> t.getList("runs").size() == 2
                         && t.getList("nodes[0].marks").size() == 2);
         assertThat(timeline.getList("runs.gpu", Integer.class)).containsExactlyInAnyOrder(0, 1);
@@ -68,7 +68,7 @@ class DashboardApiTest {
         assertThat(timeline.getList("nodes[0].marks.kind", String.class)).containsExactly("draining", "drained");
         assertThat(timeline.getBoolean("nodes[0].drained")).isTrue();
 
-        String svg = given().queryParam("cluster", cluster).get("/ui/api/timeline.svg").then().statusCode(200)
+        String svg = dev.allot.budget.Api.asAdmin().queryParam("cluster", cluster).get("/ui/api/timeline.svg").then().statusCode(200)
                 .contentType("image/svg+xml").extract().asString();
         assertThat(svg).contains("data-job=\"victim-" + cluster + "\"").contains("class=\"preemption\"")
                 .contains("class=\"mark drained\"").contains(node + " (drained)");
@@ -79,20 +79,20 @@ class DashboardApiTest {
         String cluster = TestLog.uniquePrefix();
         String root = TestLog.uniquePrefix();
         String team = root + "/team";
-        given().contentType("application/json").body(Map.of("share", 1)).put("/budgets/" + root).then().statusCode(200);
-        given().contentType("application/json").body(Map.of("share", 1)).put("/budgets/" + team).then().statusCode(200);
+        dev.allot.budget.Api.asAdmin().contentType("application/json").body(Map.of("share", 1)).put("/budgets/" + root).then().statusCode(200);
+        dev.allot.budget.Api.asAdmin().contentType("application/json").body(Map.of("share", 1)).put("/budgets/" + team).then().statusCode(200);
         nodeStatus(cluster + "-n1", Instant.now(), new NodeRegistered(cluster, 8, "fake", 1L, "test-agent", null));
         // the last whole hour: 4 GPUs asked for and 2 held for half of it -> demanded 2 GPU-h, delivered 1 GPU-h
         long hour = System.currentTimeMillis() / HOUR * HOUR - HOUR;
         TestLog.publish(Topics.ACCOUNT_DEMAND, Topics.accountKey(cluster, team), new AccountDemand(team, cluster,
                 Instant.ofEpochMilli(hour), Instant.ofEpochMilli(hour + HOUR / 2), 4.0, 2.0, 2.0));
 
-        JsonPath owed = await().atMost(Duration.ofSeconds(30)).until(() -> given().queryParam("cluster", cluster)
+        JsonPath owed = await().atMost(Duration.ofSeconds(30)).until(() -> dev.allot.budget.Api.asAdmin().queryParam("cluster", cluster)
                 .get("/ui/api/owed").then().statusCode(200).extract().jsonPath(),
                 o -> o.get("accounts.'" + team + "'.deliveredGpuHours") != null
                         && o.getDouble("accounts.'" + team + "'.deliveredGpuHours") > 0
                         && o.getDouble("accounts.'" + team + "'.entitledGpuHours") > 0);
-        double fraction = given().get("/budgets/" + team).then().statusCode(200).extract().jsonPath()
+        double fraction = dev.allot.budget.Api.asAdmin().get("/budgets/" + team).then().statusCode(200).extract().jsonPath()
                 .getDouble("fractionOfCluster");
         double expectedOwed = Math.min(fraction * 8, 2.0); // only that hour had demand
         assertThat(owed.getDouble("accounts.'" + team + "'.deliveredGpuHours")).isEqualTo(1.0);
@@ -102,20 +102,20 @@ class DashboardApiTest {
         assertThat(owed.getDouble("accounts.'" + team + "'.deliveredOverOwed"))
                 .isCloseTo(Math.min(1.0, 1.0 / expectedOwed), within(1e-4));
 
-        String chart = given().queryParam("cluster", cluster).queryParam("account", team).get("/ui/api/owed.svg")
+        String chart = dev.allot.budget.Api.asAdmin().queryParam("cluster", cluster).queryParam("account", team).get("/ui/api/owed.svg")
                 .then().statusCode(200).contentType("image/svg+xml").extract().asString();
         assertThat(chart).startsWith("<svg").contains("class=\"delivered\"").contains("class=\"owed\"")
                 .contains("delivered 1.00 GPU-h over 7 days");
-        given().queryParam("cluster", cluster).queryParam("account", root + "/nobody").get("/ui/api/owed.svg")
+        dev.allot.budget.Api.asAdmin().queryParam("cluster", cluster).queryParam("account", root + "/nobody").get("/ui/api/owed.svg")
                 .then().statusCode(404);
-        given().get("/ui/api/owed").then().statusCode(400);
-        given().queryParam("cluster", cluster).queryParam("hours", 0).get("/ui/api/timeline").then().statusCode(400);
+        dev.allot.budget.Api.asAdmin().get("/ui/api/owed").then().statusCode(400);
+        dev.allot.budget.Api.asAdmin().queryParam("cluster", cluster).queryParam("hours", 0).get("/ui/api/timeline").then().statusCode(400);
     }
 
     @Test
     void givenThePages_whenServed_thenTheyLoadNothingFromAnotherHost() throws IOException {
         for (String page : List.of("index.html", "queue.html", "job.html", "timeline.html")) {
-            given().get("/ui/" + page).then().statusCode(200).contentType("text/html");
+            dev.allot.budget.Api.asAdmin().get("/ui/" + page).then().statusCode(200).contentType("text/html");
         }
         for (String file : List.of("index.html", "queue.html", "job.html", "timeline.html", "ui.js", "ui.css")) {
             try (InputStream in = getClass().getClassLoader().getResourceAsStream("META-INF/resources/ui/" + file)) {
