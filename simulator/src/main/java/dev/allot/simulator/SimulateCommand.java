@@ -106,9 +106,9 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Blocked top-ranked jobs that get nodes reserved at a time (default: ${DEFAULT-VALUE}).")
     int maxReservations;
 
-    @Option(names = "--goodput", defaultValue = "true", negatable = true,
-            description = "Goodput rules on: victims by work lost, loss cap, no thrashing, unallocated work kept off a backlog's nodes; --no-goodput runs the rules of before (default: ${DEFAULT-VALUE}).")
-    boolean goodput;
+    @Option(names = "--no-goodput",
+            description = "Run the core without its goodput rules (victims by fewest GPUs, no loss cap, no thrash guard, unallocated work anywhere): the rules of before, for comparison.")
+    boolean noGoodput;
 
     @Option(names = "--debug-lane-gpus", defaultValue = "8",
             description = "Budget policy: GPUs per team in the debug lane at a time; 0 turns the lane off (default: ${DEFAULT-VALUE}).")
@@ -251,7 +251,7 @@ public final class SimulateCommand implements Callable<Integer> {
         DebugLane lane = debugLaneGpus <= 0 ? DebugLane.off()
                 : new DebugLane(DebugLane.defaults().maxMinRuntimeMillis(), DebugLane.defaults().maxGpus(),
                         debugLaneGpus, debugReserveOneIn);
-        Goodput rules = !goodput ? Goodput.none()
+        Goodput rules = noGoodput ? Goodput.none()
                 : Goodput.defaults().withMaxLossPerGpu(Math.round(maxLossMinutes * 60_000))
                         .withNoThrash(Math.round(noThrashMinutes * 60_000));
         Simulation.Options opts = new Simulation.Options(quantumSeconds, tickSeconds,
