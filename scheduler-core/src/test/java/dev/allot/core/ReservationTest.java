@@ -103,7 +103,8 @@ class ReservationTest {
         Decision.Reserve r = Fixture.only(d, Decision.Reserve.class).get(0);
         assertThat(r.nodeIds()).containsExactly("c1-n000", "c1-n001");
         assertThat(r.dueAtMillis()).isEqualTo(f.now - MIN + 2 * HOUR);
-        // then a protected 3 h job may not land there, a short known one may, an unallocated one may
+        // then a protected 3 h job may not land there, a short known one may; an unallocated one waits:
+        // the big job would throw it away when due (the goodput rule; Goodput.unallocatedBesideBacklog)
         f.advance(MIN);
         f.submit("long", "small", 1, 2, 3 * HOUR, true);
         f.submit(JobRequest.of("short", "small", "c1", 1, 2, 30 * MIN, true, f.now).withExpectedDuration(HOUR));
@@ -112,7 +113,8 @@ class ReservationTest {
         assertThat(f.state("long")).isEqualTo(JobState.WAITING);
         assertThat(f.s.explainWaiting("long").orElseThrow().hold()).isEqualTo(Hold.RESERVATION);
         assertThat(f.state("short")).isEqualTo(JobState.RUNNING);
-        assertThat(f.state("free")).isEqualTo(JobState.RUNNING);
+        assertThat(f.state("free")).isEqualTo(JobState.WAITING);
+        assertThat(f.s.explainWaiting("free").orElseThrow().reason()).contains("keeps off open nodes");
         // and when the protected windows end the big job displaces what is left and starts
         f.at(r.dueAtMillis());
         f.schedule();

@@ -14,6 +14,7 @@ import dev.allot.core.state.Job;
 import dev.allot.core.state.Jobs;
 import dev.allot.core.usage.UsageLedger;
 import dev.allot.core.usage.WindowUsage;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -224,6 +225,29 @@ public final class PassContext implements PolicyContext {
         return displacement.anyone(preemptor);
     }
 
+    /**
+     * Whether some running job the preemptor may displace now runs on a node {@code eligible} accepts
+     * (what the victim search's {@code anyVictim} answers, found by walking the preemptible jobs account by
+     * account instead of every node: the first usable one ends it).
+     */
+    public boolean anyDisplaceableVictim(Job preemptor, VictimSearch.Eligibility eligible) {
+        victims(); // the index brought up to the pass's time
+        dev.allot.core.cluster.Node[] nodes = cs.nodeArray();
+        for (List<Job> jobs : displacement.victimsByAccount()) {
+            for (Job v : jobs) {
+                if (!v.running() || (v.placedAtMillis() == t && placed.contains(v)) || !displaceable(preemptor, v)) {
+                    continue;
+                }
+                for (int i : cs.nodeIndices(v)) {
+                    if (i >= 0 && eligible.test(nodes[i])) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
     /** {@code preemptor}'s job displaced {@code victim}: the reverse is barred for the no-thrash window. */
     public void displaced(Job preemptor, Job victim) {
         long window = config.goodput().noThrashMillis();
@@ -253,6 +277,27 @@ public final class PassContext implements PolicyContext {
         private final byte[] anyone;
         /** By account id, one running preemptible allocated job (the policy is asked with jobs), built on first use. */
         private Job[] allocatedVictimOf;
+        /** By account id, the running jobs preemptible at the first question (in sequence order), built on first use. */
+        private List<List<Job>> byAccount;
+
+        List<List<Job>> victimsByAccount() {
+            if (byAccount == null) {
+                ArrayList<List<Job>> lists = new ArrayList<>(allowed.length);
+                for (int a = 0; a < allowed.length; a++) {
+                    lists.add(new ArrayList<>(2));
+                }
+                for (Job r : cs.preemptible.countedJobs()) {
+                    if (r.accountId() < lists.size()) {
+                        lists.get(r.accountId()).add(r);
+                    }
+                }
+                for (List<Job> l : lists) {
+                    l.sort(java.util.Comparator.comparingLong(Job::seq));
+                }
+                byAccount = lists;
+            }
+            return byAccount;
+        }
 
         DisplacementMemo(int accounts) {
             allowed = new byte[accounts][];

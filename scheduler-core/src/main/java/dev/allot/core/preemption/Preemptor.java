@@ -38,7 +38,7 @@ public final class Preemptor {
         }
         VictimSearch search = p.victims();
         if (search.nothingPreemptible() || !p.mayDisplaceAnyone(j)
-                || !search.anyVictim(GangFit.nodesFor(p, j, 1), v -> p.displaceable(j, v))) {
+                || !p.anyDisplaceableVictim(j, GangFit.nodesFor(p, j, 1))) {
             preemptionFailed.add(1, 1);
             return true;
         }
