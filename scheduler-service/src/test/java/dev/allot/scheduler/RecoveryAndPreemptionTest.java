@@ -211,8 +211,9 @@ class RecoveryAndPreemptionTest {
 
         // when it crashes in the middle of a step (records sent, transaction neither committed nor aborted)
         first.halt();
-        // (unallocated: it may use the 2 GPUs the node keeps for the waiting job, being preemptible at once)
-        String pending = events.submit(otherTeam, 1, 2, 0);
+        // (of the other team, which ranks first: it takes the 2 free GPUs before the waiting job is looked at;
+        // allocated, since unallocated work keeps off a node allocated work waits for)
+        String pending = events.submit(otherTeam, 1, 2, 60);
         await().atMost(WAIT).until(first::ended);
 
         SchedulerLoop second = loop();
