@@ -192,7 +192,7 @@ final class WalkShortcuts {
                 unallocatedAllBackfill |= holder.accountId() != list.get(0).accountId();
                 allocatedBackfill |= shortestMinRuntime >= 0
                         && (!p.policy.contractsProtect() || shortestMinRuntime <= left)
-                        && p.displaceable(holder, list.get(0));
+                        && (p.displaceable(holder, list.get(0)) || p.displaceableByHolder(holder, list.get(0), false));
             }
         }
         return (!allocatedBackfill || failures.freeWithBackfill.dominatesAll(allocated))

@@ -91,7 +91,7 @@ public final class GangFit {
      * way by the time the reservation is due: its expected end is before the due time, or it is
      * unallocated (the reserved job may displace it; not while unallocated work keeps off a
      * backlog's nodes), or its protected window ends before the due time and the reserved job may
-     * then displace it.
+     * then displace it (by the policy, or by the holder's reservation right).
      */
     public static boolean mayBackfill(PassContext p, Job j, Reservation r) {
         long expected = j.request().expectedDurationMillis();
@@ -108,7 +108,8 @@ public final class GangFit {
         if (!unallocated && unprotectedFrom > r.dueAtMillis()) {
             return false;
         }
-        return p.holderMayPreempt(r) && (unallocated || p.displaceable(p.holder(r), j));
+        return p.holderMayPreempt(r) && (unallocated || p.displaceable(p.holder(r), j)
+                || p.displaceableByHolder(p.holder(r), j, false));
     }
 
     /** Whether the job may backfill some reservation other than its own. */
