@@ -97,6 +97,8 @@ final class BudgetService {
     /** An HTTP call for the test's own setup (the budget tree); answers the status. */
     int call(String method, String path, String json) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url + path)).header("Content-Type", "application/json")
+                .header("Authorization", dev.allot.testsupport.TestTokens.bearer("cli-test-setup",
+                        dev.allot.testsupport.TestTokens.ADMIN_GROUP))
                 .method(method, json == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(json))
                 .build();
         return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
