@@ -276,91 +276,7 @@ class SystemEndToEndTest {
         }
     }
 
-    @Test
-    @Order(6)
-    void givenTheRunsAbove_whenEveryTopicIsReadWithAGenericConfluentConsumer_thenEveryRecordDecodesOrIsADeadLetter() {
-        // A consumer that knows nothing of Allot's classes: magic byte, schema id, the schema from the
-        // registry's Confluent-compatible API, Avro's generic reader.
-        ConfluentCompatClient ccompat = new ConfluentCompatClient(infra.confluentCompatibleUrl());
-        Map<Integer, org.apache.avro.Schema> schemas = new HashMap<>();
-        Set<String> deadLetters = new java.util.HashSet<>();
-        Map<String, Integer> decoded = new java.util.TreeMap<>();
-        List<String> failures = new ArrayList<>();
-        Map<String, List<ConsumerRecord<byte[], byte[]>>> byTopic = new HashMap<>();
-        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer = infra.rawConsumer()) {
-            for (var topic : Topics.ALL) {
-                byTopic.put(topic.name(), readAll(consumer, topic.name()));
-            }
-        }
-        for (var topic : Topics.ALL) {
-            for (ConsumerRecord<byte[], byte[]> r : byTopic.get(topic.name())) {
-                if (r.value() == null) {
-                    continue; // a tombstone on a compacted topic
-                }
-                try {
-                    org.apache.avro.generic.GenericRecord value = decode(ccompat, schemas, r.value());
-                    assertThat(value.getSchema().getFullName()).as(topic.name())
-                            .isEqualTo(topic.valueType().getName());
-                    decoded.merge(topic.name(), 1, Integer::sum);
-                    if (topic.name().equals(Topics.DEAD_LETTERS.name())) {
-                        deadLetters.add(value.get("sourceTopic") + "-" + value.get("partition") + "@"
-                                + value.get("offset"));
-                    }
-                } catch (RuntimeException | java.io.IOException e) {
-                    failures.add(topic.name() + "-" + r.partition() + "@" + r.offset() + ": " + e);
-                }
-            }
-        }
-        // Only the garbage the scenarios wrote on purpose does not decode, and each piece is a dead letter.
-        assertThat(failures).allSatisfy(f -> assertThat(deadLetters).as(f).contains(f.substring(0, f.indexOf(':'))));
-        assertThat(decoded.keySet()).contains(Topics.BUDGETS.name(), Topics.JOB_REQUESTS.name(),
-                Topics.JOB_EVENTS.name(), Topics.NODE_COMMANDS.name(), Topics.NODE_STATUS.name(), Topics.USAGE.name(),
-                Topics.BUDGET_USAGE.name(), Topics.QUEUE_STATUS.name(), Topics.DEAD_LETTERS.name());
-        // and there is no topic outside the catalogue (no private journal)
-        try (var admin = infra.admin()) {
-            Set<String> names = admin.listTopics().names().get();
-            assertThat(names).filteredOn(n -> !n.startsWith("_") && !n.startsWith("allot-accounting")
-                            && !n.contains("-changelog") && !n.contains("-repartition"))
-                    .allSatisfy(n -> assertThat(Topics.ALL).extracting(t -> t.name()).as(n).contains(n));
-        } catch (Exception e) {
-            throw new AssertionError(e);
-        }
-    }
 
-    @Test
-    @Order(7)
-    void givenTheRunsAbove_whenAnAuditorReplaysTheLog_thenTheFiguresAreExactlyTheLiveAccountingOnes() throws Exception {
-        // given every job of the scenarios ended (no usage in flight), an as-of time after them
-        long asOf = System.currentTimeMillis();
-        // when the log is replayed from the beginning by the audit tool, as its own process
-        Path root = Path.of(System.getProperty("allot.root", "..")).toAbsolutePath().normalize();
-        Path app = root.resolve("accounting-service/target/quarkus-app");
-        Path printed = Files.createTempFile("allot-replay", ".json");
-        Process replay = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", app + "/app/*:" + app + "/lib/main/*:" + app + "/lib/boot/*",
-                "dev.allot.accounting.replay.ReplayCommand", "--bootstrap", infra.bootstrapServers(),
-                "--registry", infra.registryUrl(), "--from", Long.toString(asOf - 86_400_000L), "--to",
-                Long.toString(asOf), "--report", "usage", "--cluster", system.cluster, "--account", lab, "--json")
-                .redirectOutput(printed.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        assertThat(replay.waitFor(PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-        assertThat(replay.exitValue()).isZero();
-        JsonNode lines = new com.fasterxml.jackson.databind.ObjectMapper().readTree(printed.toFile());
-        assertThat(lines.size()).isEqualTo(4); // the lab and its three teams
-        // then the live accounting-service, asked for the same instant, says exactly the same
-        for (JsonNode line : lines) {
-            JsonNode replayed = line.get("rolling");
-            String account = replayed.get("account").asText();
-            assertThat(replayed.get("chargedGpuSeconds").asDouble()).as(account).isPositive();
-            await(account).atMost(PATIENCE).untilAsserted(() -> {
-                JsonNode live = system.api.json(system.accounting.url() + "/accounting/usage?cluster="
-                        + system.cluster + "&account=" + account + "&asOf=" + asOf);
-                for (String figure : List.of("chargedGpuSeconds", "unallocatedGpuSeconds", "entitledGpuSeconds")) {
-                    assertThat(live.get(figure).asDouble()).as(account + " " + figure)
-                            .isEqualTo(replayed.get(figure).asDouble());
-                }
-            });
-        }
-    }
 
     private static List<ConsumerRecord<byte[], byte[]>> readAll(
             org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer, String topic) {
@@ -399,35 +315,6 @@ class SystemEndToEndTest {
 
     // ---- helpers ----
 
-    @Test
-    @Order(6)
-    void givenTheCli_whenAPersonSubmitsFollowsTheOutputAndDrainsANode_thenEachCommandShowsWhatTheSystemDid()
-            throws Exception {
-        CliProcess cli = new CliProcess(system.budget.url());
-        CliProcess.Result submitted = cli.run("submit", "-b", lab + "/team-a", "-c", system.cluster, "-g", "1",
-                "--wait", "20", "--", "sh", "-c", "echo hello from $ALLOT_JOB_ID; sleep 2; echo bye");
-        assertThat(submitted.exitCode()).as(submitted.toString()).isZero();
-        String id = submitted.out().lines().findFirst().orElseThrow().substring("submitted ".length());
-        assertThat(submitted.out()).contains("state ");
-
-        // the output comes from the node agent's log file, through the public API, until the job ends
-        CliProcess.Result followed = cli.run("logs", id, "--follow", "--poll", "300");
-        assertThat(followed.exitCode()).as(followed.toString()).isZero();
-        assertThat(followed.out()).isEqualTo("hello from " + id + "\nbye\n");
-        CliProcess.Result history = cli.run("history", id);
-        assertThat(history.out()).contains("JobSubmitted").contains("JobPlaced").contains("JobStarted")
-                .contains("JobExited").contains("JobCompleted");
-        assertThat(cli.run("jobs", "--all", "--state", "COMPLETED", "-c", system.cluster).out()).contains(id);
-
-        // drain through the public API: the scheduler drains the idle node and reports it drained
-        String node = system.cluster + "-node-1";
-        assertThat(cli.run("drain", node, "--reason", "e2e").exitCode()).isZero();
-        await().atMost(PATIENCE).untilAsserted(() -> assertThat(cli.run("nodes", "-c", system.cluster).out()
-                .lines().filter(l -> l.startsWith(node + " ")).findFirst().orElseThrow()).contains("DRAINED"));
-        assertThat(cli.run("undrain", node).out()).contains("state UP");
-        CliProcess.Result nodes = cli.run("nodes", "-c", system.cluster, "-o", "json");
-        assertThat(nodes.out()).contains("\"draining\" : false");
-    }
 
     private Map<String, Object> job(String team, int replicas, int gpus, long minRuntime, boolean resumable,
                                     List<String> command) {
