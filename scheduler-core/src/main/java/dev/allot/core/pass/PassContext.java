@@ -227,7 +227,7 @@ public final class PassContext implements PolicyContext {
 
     /**
      * Whether some running job the preemptor may displace now runs on a node {@code eligible} accepts
-     * (what the victim search's {@code anyVictim} answers, found by walking the preemptible jobs account by
+     * (found by walking the preemptible jobs account by
      * account instead of every node: the first usable one ends it).
      */
     public boolean anyDisplaceableVictim(Job preemptor, VictimSearch.Eligibility eligible) {
@@ -252,7 +252,7 @@ public final class PassContext implements PolicyContext {
     public void displaced(Job preemptor, Job victim) {
         long window = config.goodput().noThrashMillis();
         if (window > 0 && preemptor.accountId() != victim.accountId()) {
-            cs.thrash.displaced(preemptor.accountId(), victim.accountId(), t);
+            cs.thrash.displaced(preemptor.accountId(), victim.accountId(), t, window);
             displacement.barred(victim.accountId(), preemptor.accountId());
         }
     }

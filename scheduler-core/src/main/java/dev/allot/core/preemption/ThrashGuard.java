@@ -5,7 +5,7 @@ import java.util.HashMap;
 /**
  * No preemption cycles: after account A displaces a job of account B at t, B's jobs may not
  * displace A's until t + window (inclusive). Keyed by account ids; entries older than the window
- * are dropped as the guard is asked, so it holds only recent displacements. Internal; one per
+ * are dropped as new ones come (at most once a window), so it holds only recent displacements. Internal; one per
  * cluster, changed by {@link Preemptor}.
  */
 public final class ThrashGuard {
@@ -16,9 +16,10 @@ public final class ThrashGuard {
         return (long) preemptor << 32 | (victim & 0xffffffffL);
     }
 
-    /** {@code preemptor}'s job displaced a job of {@code victim} at {@code t}. */
-    public void displaced(int preemptor, int victim, long t) {
+    /** {@code preemptor}'s job displaced a job of {@code victim} at {@code t}; entries older than {@code window} go. */
+    public void displaced(int preemptor, int victim, long t, long window) {
         if (preemptor != victim) {
+            sweep(t, window);
             lastDisplaced.put(key(preemptor, victim), t);
         }
     }
@@ -30,12 +31,6 @@ public final class ThrashGuard {
         }
         Long reverse = lastDisplaced.get(key(victim, preemptor));
         return reverse != null && t - reverse <= window;
-    }
-
-    /** Whether any displacement is recent enough to block something at {@code t}. */
-    public boolean quiet(long t, long window) {
-        sweep(t, window);
-        return window <= 0 || lastDisplaced.isEmpty();
     }
 
     private void sweep(long t, long window) {

@@ -63,8 +63,6 @@ public final class VictimSearch {
      */
     private final NodeReach reachUnallocated;
     private final NodeReach reachAll;
-    /** Nodes with victim GPUs left (unallocated + allocated != 0), exact: anyVictim's candidates. */
-    private final long[] withVictims;
     /** Feasible nodes of a multi-replica search, reused across searches. */
     private long[] found = new long[16];
 
@@ -89,11 +87,9 @@ public final class VictimSearch {
         unallocatedLeft = unallocated.clone();
         int[] keyUnallocated = new int[nodes.length];
         int[] keyAll = new int[nodes.length];
-        withVictims = new long[(nodes.length + 63) >>> 6];
         for (int i = 0; i < nodes.length; i++) {
             keyUnallocated[i] = reach(i, false);
             keyAll[i] = reach(i, true);
-            markVictims(i);
         }
         reachUnallocated = new NodeReach(keyUnallocated);
         reachAll = new NodeReach(keyAll);
@@ -105,13 +101,6 @@ public final class VictimSearch {
         return Math.max(f, f + unallocated[i] + (withAllocated ? allocated[i] : 0));
     }
 
-    private void markVictims(int i) {
-        if (unallocated[i] + allocated[i] != 0) {
-            withVictims[i >>> 6] |= 1L << i;
-        } else {
-            withVictims[i >>> 6] &= ~(1L << i);
-        }
-    }
 
     /** GPUs the victim holds on node i (its replicas name their nodes; one replica per node). */
     private int gpusOn(Job v, int i) {
@@ -172,7 +161,6 @@ public final class VictimSearch {
                 } else {
                     allocated[i] -= g;
                 }
-                markVictims(i);
             }
         }
     }
@@ -186,25 +174,6 @@ public final class VictimSearch {
         return s != null ? s : trySelect(replicas, gpus, eligible, allowed, true);
     }
 
-    /** Is there any eligible node with a victim this preemptor may displace? Stops at the first. */
-    public boolean anyVictim(Eligibility eligible, Predicate<Job> allowed) {
-        for (int w = 0; w < withVictims.length; w++) {
-            for (long bits = withVictims[w]; bits != 0; bits &= bits - 1) {
-                int i = w << 6 | Long.numberOfTrailingZeros(bits);
-                boolean found = false;
-                for (Job v : victimsOf(i)) {
-                    if (usable(v, true, allowed)) {
-                        found = true;
-                        break;
-                    }
-                }
-                if (found && eligible.test(nodes[i])) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
 
     private boolean usable(Job v, boolean withAllocated, Predicate<Job> allowed) {
         if (!v.running() || (v.placedAtMillis() == now && placedThisPass.contains(v))) {
