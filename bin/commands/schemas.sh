@@ -5,7 +5,8 @@
 use_jdk
 case "${1:-}" in
   release)
-    mvnw -pl schemas package -DskipTests || die "schemas build failed"
+    # clean: avro-maven-plugin does not regenerate classes of an .avsc that changed since the last build
+    mvnw -pl schemas clean package -DskipTests || die "schemas build failed"
     mvnw -pl schemas dependency:build-classpath -Dmdep.outputFile="$ALLOT_HOME/schemas.classpath" >/dev/null \
       || die "could not resolve the schemas classpath"
     "$JAVA" -cp "$ALLOT_ROOT/schemas/target/classes:$(cat "$ALLOT_HOME/schemas.classpath")" \

@@ -276,7 +276,134 @@ class SystemEndToEndTest {
         }
     }
 
+    @Test
+    @Order(6)
+    void givenTheRunsAbove_whenEveryTopicIsReadWithAGenericConfluentConsumer_thenEveryRecordDecodesOrIsADeadLetter() {
+        // A consumer that knows nothing of Allot's classes: magic byte, schema id, the schema from the
+        // registry's Confluent-compatible API, Avro's generic reader.
+        ConfluentCompatClient ccompat = new ConfluentCompatClient(infra.confluentCompatibleUrl());
+        Map<Integer, org.apache.avro.Schema> schemas = new HashMap<>();
+        Set<String> deadLetters = new java.util.HashSet<>();
+        Map<String, Integer> decoded = new java.util.TreeMap<>();
+        List<String> failures = new ArrayList<>();
+        Map<String, List<ConsumerRecord<byte[], byte[]>>> byTopic = new HashMap<>();
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer = infra.rawConsumer()) {
+            for (var topic : Topics.ALL) {
+                byTopic.put(topic.name(), readAll(consumer, topic.name()));
+            }
+        }
+        for (var topic : Topics.ALL) {
+            for (ConsumerRecord<byte[], byte[]> r : byTopic.get(topic.name())) {
+                if (r.value() == null) {
+                    continue; // a tombstone on a compacted topic
+                }
+                try {
+                    org.apache.avro.generic.GenericRecord value = decode(ccompat, schemas, r.value());
+                    if (!value.getSchema().getFullName().equals(topic.valueType().getName())) {
+                        // valid Avro of another topic's type (scenario 4 writes one on purpose)
+                        failures.add(topic.name() + "-" + r.partition() + "@" + r.offset() + ": a "
+                                + value.getSchema().getFullName() + " record");
+                        continue;
+                    }
+                    decoded.merge(topic.name(), 1, Integer::sum);
+                    if (topic.name().equals(Topics.DEAD_LETTERS.name())) {
+                        deadLetters.add(value.get("sourceTopic") + "-" + value.get("partition") + "@"
+                                + value.get("offset"));
+                    }
+                } catch (RuntimeException | java.io.IOException e) {
+                    failures.add(topic.name() + "-" + r.partition() + "@" + r.offset() + ": " + e);
+                }
+            }
+        }
+        // Only the garbage the scenarios wrote on purpose does not decode, and each piece is a dead letter.
+        assertThat(failures).allSatisfy(f -> assertThat(deadLetters).as(f).contains(f.substring(0, f.indexOf(':'))));
+        assertThat(decoded.keySet()).contains(Topics.BUDGETS.name(), Topics.JOB_REQUESTS.name(),
+                Topics.JOB_EVENTS.name(), Topics.NODE_COMMANDS.name(), Topics.NODE_STATUS.name(), Topics.USAGE.name(),
+                Topics.BUDGET_USAGE.name(), Topics.QUEUE_STATUS.name(), Topics.DEAD_LETTERS.name());
+        // and there is no topic outside the catalogue (no private journal)
+        try (var admin = infra.admin()) {
+            Set<String> names = admin.listTopics().names().get();
+            assertThat(names).filteredOn(n -> !n.startsWith("_") && !n.startsWith("allot-accounting")
+                            && !n.contains("-changelog") && !n.contains("-repartition"))
+                    .allSatisfy(n -> assertThat(Topics.ALL).extracting(t -> t.name()).as(n).contains(n));
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
 
+    @Test
+    @Order(7)
+    void givenTheRunsAbove_whenAnAuditorReplaysTheLog_thenTheFiguresAreExactlyTheLiveAccountingOnes() throws Exception {
+        // given every job of the scenarios ended (no usage in flight), an as-of time after them
+        awaitNoJobRunningOrWaiting();
+        long asOf = System.currentTimeMillis();
+        // when the log is replayed from the beginning by the audit tool, as its own process
+        Path root = Path.of(System.getProperty("allot.root", "..")).toAbsolutePath().normalize();
+        Path app = root.resolve("accounting-service/target/quarkus-app");
+        Path printed = Files.createTempFile("allot-replay", ".json");
+        Process replay = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", app + "/app/*:" + app + "/lib/main/*:" + app + "/lib/boot/*",
+                "dev.allot.accounting.replay.ReplayCommand", "--bootstrap", infra.bootstrapServers(),
+                "--registry", infra.registryUrl(), "--from", Long.toString(asOf - 86_400_000L), "--to",
+                Long.toString(asOf), "--report", "usage", "--cluster", system.cluster, "--account", lab, "--json")
+                .redirectOutput(printed.toFile()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        assertThat(replay.waitFor(PATIENCE.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(replay.exitValue()).isZero();
+        JsonNode lines = new com.fasterxml.jackson.databind.ObjectMapper().readTree(printed.toFile());
+        assertThat(lines.size()).isEqualTo(4); // the lab and its three teams
+        // then the live accounting-service, asked for the same instant, says exactly the same
+        for (JsonNode line : lines) {
+            JsonNode replayed = line.get("rolling");
+            String account = replayed.get("account").asText();
+            assertThat(replayed.get("chargedGpuSeconds").asDouble()).as(account).isPositive();
+            await(account).atMost(PATIENCE).untilAsserted(() -> {
+                JsonNode live = system.api.json(system.accounting.url() + "/accounting/usage?cluster="
+                        + system.cluster + "&account=" + account + "&asOf=" + asOf);
+                for (String figure : List.of("chargedGpuSeconds", "unallocatedGpuSeconds", "entitledGpuSeconds")) {
+                    assertThat(live.get(figure).asDouble()).as(account + " " + figure)
+                            .isEqualTo(replayed.get(figure).asDouble());
+                }
+            });
+        }
+    }
+
+    @Test
+    @Order(8)
+    void givenTheRunsAbove_whenTheSchedulerAndTheAccountingServiceAreAskedForRatios_thenTheyAreOneDefinition()
+            throws Exception {
+        // given every job ended, the scheduler's view of every account of the lab (charged, owed, ratio)
+        Set<String> accounts = Set.of(lab, lab + "/team-a", lab + "/team-b", lab + "/team-c");
+        awaitNoJobRunningOrWaiting();
+        await("ratios").atMost(PATIENCE).untilAsserted(() -> {
+            JsonNode core = system.api.json(system.scheduler.url() + "/scheduler/ratios");
+            Map<String, JsonNode> byAccount = new HashMap<>();
+            core.get("accounts").forEach(a -> byAccount.put(a.get("account").asText(), a));
+            assertThat(byAccount.keySet()).containsAll(accounts);
+            long at = core.get("at").asLong();
+            for (String account : accounts) {
+                // when the accounting-service is asked for the same account at the same instant
+                JsonNode published = system.api.json(system.accounting.url() + "/accounting/usage?cluster="
+                        + system.cluster + "&account=" + account + "&asOf=" + at);
+                JsonNode scheduled = byAccount.get(account);
+                // then what it was charged, what it is owed and the ratio are the same figures
+                for (String figure : List.of("chargedGpuSeconds", "entitledGpuSeconds", "ratio")) {
+                    double expected = published.get(figure).asDouble();
+                    assertThat(scheduled.get(figure).asDouble()).as(account + " " + figure)
+                            .isCloseTo(expected, org.assertj.core.api.Assertions.within(1e-9 * Math.max(1, expected)));
+                }
+                assertThat(published.get("chargedGpuSeconds").asDouble()).as(account).isPositive();
+            }
+        });
+    }
+
+    /** Every job the earlier scenarios left (a requeued or cancelled one may still be ending) has ended. */
+    private void awaitNoJobRunningOrWaiting() {
+        for (String state : List.of("RUNNING", "WAITING")) {
+            await("no " + state + " job").atMost(PATIENCE.multipliedBy(2)).until(() -> system.api
+                    .send("GET", "/jobs?cluster=" + system.cluster + "&state=" + state, null).json()
+                    .path("count").asInt(-1) == 0);
+        }
+    }
 
     private static List<ConsumerRecord<byte[], byte[]>> readAll(
             org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer, String topic) {

@@ -26,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -137,23 +138,23 @@ public final class Scheduler {
      * @throws IllegalArgumentException for a negative share or a change that would make a cycle
      */
     public void defineBudget(long atMillis, String account, String parent, double share) {
-        long t = advance(atMillis);
-        tree.define(account, parent, share);
-        budgetChanged(t);
+        defineBudget(atMillis, account, parent, share, atMillis);
+    }
+
+    /**
+     * As {@link #defineBudget(long, String, String, double)}, for an account first defined at
+     * {@code createdAtMillis} (a service rebuilding from the log, where a re-shared account's record
+     * says when it was created): it is owed from then on, at most a window back.
+     */
+    public void defineBudget(long atMillis, String account, String parent, double share, long createdAtMillis) {
+        advance(atMillis);
+        tree.define(account, parent, share, createdAtMillis);
     }
 
     /** Removes an account and its subtree from {@code atMillis} on. Their waiting jobs rank last. */
     public void removeBudget(long atMillis, String account) {
-        long t = advance(atMillis);
+        advance(atMillis);
         tree.remove(account);
-        budgetChanged(t);
-    }
-
-    private void budgetChanged(long t) {
-        Map<String, Double> fractions = tree.fractionSnapshot();
-        for (ClusterState cs : clusters.values()) {
-            cs.entitlement.change(t, cs.capacityGpus(), fractions);
-        }
     }
 
     /** Usage reported for an interval (service feed; the simulator may use it too). */
@@ -168,14 +169,9 @@ public final class Scheduler {
         ClusterState cs = clusters.get(name);
         if (cs == null) {
             cs = new ClusterState(name, policy.withinAccount());
-            cs.entitlement.change(now, 0, tree.fractionSnapshot());
             clusters.put(name, cs);
         }
         return cs;
-    }
-
-    private void capacityChanged(ClusterState cs, long t) {
-        cs.entitlement.change(t, cs.capacityGpus(), tree.fractionSnapshot());
     }
 
     // ---------------------------------------------------------------- nodes
@@ -198,7 +194,6 @@ public final class Scheduler {
         } else {
             return n.epoch(); // a live node registering again keeps its state
         }
-        capacityChanged(cs, t);
         return n.epoch();
     }
 
@@ -239,7 +234,6 @@ public final class Scheduler {
                             + ReasonFormat.time(j.queuedSinceMillis()), r.released().placement(),
                     r.released().lostGpuSeconds()));
         }
-        capacityChanged(cs, t);
     }
 
     // ---------------------------------------------------------------- jobs
@@ -378,12 +372,10 @@ public final class Scheduler {
         passCounter++;
         ArrayList<Decision> out = new ArrayList<>(pending);
         pending.clear();
-        long windowStart = ledger.windowStart(t);
         boolean admitsEveryJob = !policy.limitsAdmission();
         for (ClusterState cs : clusters.values()) {
             PassContext p = new PassContext(cs, t, passCounter, config, policy, tree, ledger, jobs);
             ClusterPass.run(p, out, admitsEveryJob);
-            cs.entitlement.prune(windowStart);
         }
         return out;
     }
@@ -448,8 +440,15 @@ public final class Scheduler {
         if (cs == null) {
             return new AccountUsage(account, cluster, 0, 0, 0, 0, tree.fraction(account));
         }
-        AccountUsage u = WindowUsage.of(cs.name, tree, ledger, cs.entitlement, now).get(account);
+        AccountUsage u = WindowUsage.of(cs.name, tree, ledger, cs.registeredGpus(), now).get(account);
         return u != null ? u : new AccountUsage(account, cluster, 0, 0, 0, Double.POSITIVE_INFINITY, 0);
+    }
+
+    /** Every account's window usage, entitlement and ratio on a cluster, by account name (sorted). */
+    public SortedMap<String, AccountUsage> usage(String cluster) {
+        ClusterState cs = clusters.get(cluster);
+        return cs == null ? Collections.emptySortedMap()
+                : Collections.unmodifiableSortedMap(new TreeMap<>(WindowUsage.of(cs.name, tree, ledger, cs.registeredGpus(), now)));
     }
 
     /** Why a waiting job waits, as seen by the last pass. Empty if the job is not waiting. Changes nothing. */

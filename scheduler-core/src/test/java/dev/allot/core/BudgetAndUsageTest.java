@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.allot.core.budget.BudgetTree;
-import dev.allot.core.budget.EntitlementHistory;
 import dev.allot.core.usage.UsageLedger;
 import org.junit.jupiter.api.Test;
 
@@ -39,19 +38,42 @@ class BudgetAndUsageTest {
     }
 
     @Test
-    void entitlementIntegratesPiecewiseOverShareAndCapacityChanges() {
-        EntitlementHistory h = new EntitlementHistory();
-        BudgetTree t = new BudgetTree();
-        t.define("a", null, 1);
-        t.define("b", null, 1);
-        h.change(0, 100, t.fractionSnapshot()); // a: 50 GPUs
-        t.define("a", null, 3);
-        h.change(3_600_000, 100, t.fractionSnapshot()); // a: 75 GPUs
-        h.change(7_200_000, 200, t.fractionSnapshot()); // a: 150 GPUs
-        assertThat(h.entitledGpuSeconds("a", 0, 3 * 3_600_000)).isCloseTo((50 + 75 + 150) * 3600.0, within(1e-6));
-        assertThat(h.entitledGpuSeconds("a", 1_800_000, 5_400_000)).isCloseTo((25 + 37.5) * 3600.0, within(1e-6));
-        h.prune(7_200_000);
-        assertThat(h.segmentCount()).isEqualTo(1);
+    void owedIsTodaysFractionOfTodaysGpusSinceCreationAtMostAWindowBack() {
+        // given a and b defined at T0 on a 10-GPU cluster, a run of a's for an hour
+        Fixture f = new Fixture().teams("a", "b").nodes("c1", 1, 10);
+        f.submit("j", "a", 1, 5, HOUR, true);
+        f.schedule();
+        f.at(T0 + HOUR);
+        f.s.advanceTo(f.now);
+        // then each is owed half the GPUs for the hour it existed
+        assertThat(f.s.usage("c1", "a").entitledGpuSeconds()).isCloseTo(5 * 3600.0, within(1e-6));
+        assertThat(f.s.usage("c1", "a").ratio()).isCloseTo(1.0, within(1e-9));
+        // when a is re-shared to 3 and a 10-GPU node joins: the whole hour is counted on today's terms
+        f.s.defineBudget(f.now, "a", null, 3);
+        f.s.registerNode(f.now, new NodeSpec("c1", "c1-extra", 10));
+        assertThat(f.s.usage("c1", "a").entitledGpuSeconds()).isCloseTo(0.75 * 20 * 3600, within(1e-6));
+        // and a team created later is owed from its creation only
+        f.s.defineBudget(f.now, "c", null, 2);
+        f.at(f.now + HOUR);
+        f.s.advanceTo(f.now);
+        assertThat(f.s.usage("c1", "c").entitledGpuSeconds()).isCloseTo(2.0 / 6 * 20 * 3600, within(1e-6));
+        // and nobody is owed more than the window (7 days)
+        f.at(T0 + 30 * 24 * HOUR);
+        f.s.advanceTo(f.now);
+        assertThat(f.s.usage("c1", "a").entitledGpuSeconds()).isCloseTo(3.0 / 6 * 20 * 7 * 24 * 3600, within(1e-3));
+    }
+
+    @Test
+    void anAccountRestoredFromTheLogIsOwedFromItsCreationNotItsLastReShare() {
+        Scheduler s = new Scheduler();
+        s.registerNode(T0, new NodeSpec("c1", "n1", 8));
+        // the log's record: re-shared at T0 + 2 h, created at T0
+        s.defineBudget(T0 + 2 * HOUR, "a", null, 1, T0);
+        s.advanceTo(T0 + 3 * HOUR);
+        assertThat(s.usage("c1", "a").entitledGpuSeconds()).isCloseTo(8 * 3 * 3600.0, within(1e-6));
+        // a later record of the same account with a later creation time does not move it
+        s.defineBudget(T0 + 3 * HOUR, "a", null, 1, T0 + 3 * HOUR);
+        assertThat(s.usage("c1", "a").entitledGpuSeconds()).isCloseTo(8 * 3 * 3600.0, within(1e-6));
     }
 
     @Test

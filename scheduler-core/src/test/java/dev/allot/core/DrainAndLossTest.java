@@ -78,13 +78,14 @@ class DrainAndLossTest {
     }
 
     @Test
-    void capacityLostToADeadNodeLowersEntitlement() {
+    void aLostNodeStillCountsInWhatEveryoneIsOwed() {
+        // a loss is the scheduler's liveness verdict, not a fact of the log the accounting-service reads:
+        // what an account is owed is counted on the registered GPUs, so both count it the same
         Fixture f = new Fixture().teams("a", "b").nodes("c1", 2, 8);
         f.advance(HOUR);
         f.s.nodeLost(f.now, "c1-n000");
         f.advance(HOUR);
         f.s.advanceTo(f.now);
-        // a: half of 16 GPUs for 1 h + half of 8 GPUs for 1 h
-        assertThat(f.s.usage("c1", "a").entitledGpuSeconds()).isEqualTo((8 + 4) * 3600.0);
+        assertThat(f.s.usage("c1", "a").entitledGpuSeconds()).isEqualTo(2 * 8 * 3600.0);
     }
 }

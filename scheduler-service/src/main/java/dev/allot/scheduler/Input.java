@@ -34,7 +34,11 @@ public sealed interface Input {
     record Cancel(long at, String jobId, String requestedBy, String reason) implements Input {
     }
 
-    record DefineBudget(long at, String path, String parent, double share) implements Input {
+    /** {@code createdAt}: when the account was first defined, as its record says (owed from then on). */
+    record DefineBudget(long at, String path, String parent, double share, long createdAt) implements Input {
+        DefineBudget(long at, String path, String parent, double share) {
+            this(at, path, parent, share, at);
+        }
     }
 
     record RemoveBudget(long at, String path) implements Input {

@@ -133,7 +133,7 @@ public final class Projection {
                 }
                 case Input.Submit s -> submit(s, out);
                 case Input.Cancel c -> cancel(c, out);
-                case Input.DefineBudget b -> core.defineBudget(b.at(), b.path(), b.parent(), b.share());
+                case Input.DefineBudget b -> core.defineBudget(b.at(), b.path(), b.parent(), b.share(), b.createdAt());
                 case Input.RemoveBudget b -> core.removeBudget(b.at(), b.path());
                 case Input.RegisterNode n -> registerNode(n);
                 case Input.NodeLost n -> {
@@ -369,7 +369,7 @@ public final class Projection {
 
     private static Input withTime(Input in, long at) {
         return switch (in) {
-            case Input.DefineBudget b -> new Input.DefineBudget(at, b.path(), b.parent(), b.share());
+            case Input.DefineBudget b -> new Input.DefineBudget(at, b.path(), b.parent(), b.share(), b.createdAt());
             case Input.RemoveBudget b -> new Input.RemoveBudget(at, b.path());
             case Input.RegisterNode n -> new Input.RegisterNode(at, n.nodeId(), n.gpus(), n.agentEpoch());
             case Input.Drain d -> new Input.Drain(at, d.nodeId(), d.requestedBy());
@@ -525,6 +525,16 @@ public final class Projection {
             waiting.merge(j.account(), j.gpus(), Integer::sum);
         }
         return new Gpus(total, total - free, waiting);
+    }
+
+    /** The core's clock: the time of the last input or pass. */
+    public long nowMillis() {
+        return core.nowMillis();
+    }
+
+    /** Every account's window usage, entitlement and ratio as the core counts them. */
+    public java.util.SortedMap<String, AccountUsage> usageByAccount() {
+        return core.usage(cluster);
     }
 
     /** GPUs per account right now: [waiting, running allocated]. Sampled by the demand meter. */

@@ -16,6 +16,7 @@ import dev.allot.schemas.NodeHeartbeat;
 import dev.allot.schemas.NodeRegistered;
 import dev.allot.schemas.NodeStatus;
 import dev.allot.schemas.NodeUndrained;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
@@ -77,7 +78,9 @@ final class RecordMapper {
                 if (!(d.getShare() > 0) || Double.isInfinite(d.getShare())) {
                     throw new InvalidRecord("budget " + d.getPath() + ": share must be > 0, got " + d.getShare());
                 }
-                yield List.of(new Input.DefineBudget(now, d.getPath(), d.getParent(), d.getShare()));
+                Instant created = d.getCreatedAt() != null ? d.getCreatedAt() : d.getEffectiveAt();
+                yield List.of(new Input.DefineBudget(now, d.getPath(), d.getParent(), d.getShare(),
+                        created != null ? created.toEpochMilli() : now));
             }
             case BudgetRemoved r -> List.of(new Input.RemoveBudget(now, r.getPath()));
             default -> List.of();

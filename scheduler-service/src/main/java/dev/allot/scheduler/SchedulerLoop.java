@@ -394,6 +394,21 @@ public final class SchedulerLoop implements Runnable {
     private void publishStatus(Phase phase, Projection p, long lastPassAt, Recovery.Rebuilt rebuilt) {
         status = new Status(phase, settings.cluster(), p.waitingCount(), p.runningCount(), p.nodeCount(), lastPassAt,
                 rebuilt.records(), rebuilt.millis(), Map.copyOf(p.runningPlacements()), p.gpus());
+        long now = System.currentTimeMillis();
+        if (now - ratios.atMillis() >= RATIOS_EVERY_MILLIS) {
+            ratios = new Ratios(p.nowMillis(), p.usageByAccount());
+        }
+    }
+
+    /** Every account's ratio as the core counts it, refreshed at most once a second (it walks the tree). */
+    public record Ratios(long atMillis, java.util.SortedMap<String, dev.allot.core.explain.AccountUsage> byAccount) {
+    }
+
+    private static final long RATIOS_EVERY_MILLIS = 1_000;
+    private volatile Ratios ratios = new Ratios(0, java.util.Collections.emptySortedMap());
+
+    public Ratios ratios() {
+        return ratios;
     }
 
     private void setPhase(Phase phase) {

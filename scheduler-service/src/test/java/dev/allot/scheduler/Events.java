@@ -46,7 +46,7 @@ final class Events {
 
     void budget(String path, String parent, double share) {
         send(Topics.BUDGETS.name(), path, new BudgetEvent(UUID.randomUUID().toString(), Instant.now(),
-                new BudgetDefined(path, parent, share, Instant.now(), "test", List.of(), List.of())));
+                new BudgetDefined(path, parent, share, Instant.now(), "test", List.of(), List.of(), null)));
     }
 
     void node(String nodeId, int gpus) {

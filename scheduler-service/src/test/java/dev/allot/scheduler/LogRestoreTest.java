@@ -82,7 +82,7 @@ class LogRestoreTest {
 
     void budget(String path, String parent) {
         BudgetEvent e = new BudgetEvent("b-" + path, Instant.ofEpochMilli(t), new BudgetDefined(path, parent, 1.0,
-                Instant.ofEpochMilli(t), "test", List.of(), List.of()));
+                Instant.ofEpochMilli(t), "test", List.of(), List.of(), null));
         budgets.add(e);
         read(e);
     }

@@ -85,7 +85,7 @@ class RecordMapperTest {
 
     @Test
     void given_records_that_break_a_rule_when_mapped_then_invalid_with_the_reason() {
-        BudgetEvent noShare = new BudgetEvent("e4", T, new BudgetDefined("lab", null, 0.0, T, "ops", List.of(), List.of()));
+        BudgetEvent noShare = new BudgetEvent("e4", T, new BudgetDefined("lab", null, 0.0, T, "ops", List.of(), List.of(), null));
         NodeStatus noGpus = node("n1", new NodeRegistered(CLUSTER, 0, "fake", 1L, "agent", null));
 
         assertThatThrownBy(() -> mapper.map(noShare, NOW, knows)).isInstanceOf(RecordMapper.InvalidRecord.class)

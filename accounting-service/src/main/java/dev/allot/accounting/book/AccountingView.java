@@ -66,7 +66,7 @@ public final class AccountingView {
     }
 
     Figures.Usage figures(String cluster, String account, long asOf, double[] sum) {
-        Double entitled = Budgets.entitled(tree, account, capacityByCluster.get(cluster), windowMillis / 1000.0);
+        Double entitled = Budgets.entitled(tree, account, capacityByCluster.get(cluster), asOf, windowMillis);
         Double ratio = entitled != null && entitled > 0 ? sum[Row.CHARGED] / entitled : null;
         return new Figures.Usage(cluster, account, tree.parent(account), tree.exists(account) ? tree.fraction(account) : null,
                 asOf - windowMillis, asOf, sum[Row.CHARGED], sum[Row.UNALLOCATED], entitled, ratio);
@@ -109,33 +109,36 @@ public final class AccountingView {
 
     /**
      * The owed-hours ledger over the whole hours covering [from, to): per hour entitled (fraction x
-     * capacity x 3600 s), demanded, owed = min(entitled, demanded) and delivered = charged GPU-seconds;
+     * capacity x the seconds of the hour since the account was created), demanded, owed = min(entitled, demanded) and delivered = charged GPU-seconds;
      * the definitions are scheduler-core's {@link OwedHours}, shared with the simulator.
      */
     public Figures.Ledger ledger(String cluster, String account, long from, long to) {
         long firstHour = Hours.hourOf(from);
         int n = (int) Math.max(0, (Hours.hourOf(to - 1) - firstHour) / Hours.HOUR + 1);
         Map<Long, double[]> byHour = hours(cluster, account, firstHour, firstHour + n * Hours.HOUR);
-        Double entitledPerHour = Budgets.entitled(tree, account, capacityByCluster.get(cluster), 3600.0);
+        Integer capacity = capacityByCluster.get(cluster);
+        boolean known = Budgets.entitled(tree, account, capacity, to, windowMillis) != null;
+        Double[] entitledInHour = new Double[n];
         double[] entitled = new double[n];
         double[] demanded = new double[n];
         double[] delivered = new double[n];
         for (int i = 0; i < n; i++) {
             double[] r = byHour.get(firstHour + i * Hours.HOUR);
-            entitled[i] = entitledPerHour == null ? 0 : entitledPerHour;
+            entitledInHour[i] = Budgets.entitledInHour(tree, account, capacity, firstHour + i * Hours.HOUR);
+            entitled[i] = entitledInHour[i] == null ? 0 : entitledInHour[i];
             demanded[i] = r == null ? 0 : r[Row.DEMANDED];
             delivered[i] = r == null ? 0 : r[Row.CHARGED];
         }
         double[] owed = OwedHours.owed(entitled, demanded);
         List<Figures.LedgerHour> hours = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            hours.add(new Figures.LedgerHour(firstHour + i * Hours.HOUR, entitledPerHour, demanded[i], owed[i],
+            hours.add(new Figures.LedgerHour(firstHour + i * Hours.HOUR, entitledInHour[i], demanded[i], owed[i],
                     delivered[i]));
         }
         OwedHours.Team team = OwedHours.team(account, entitled, demanded, delivered);
         Double uncapped = team.owedAnything() ? team.deliveredGpuHours() / team.owedGpuHours() : null;
         return new Figures.Ledger(cluster, account, firstHour, firstHour + n * Hours.HOUR, team.entitledGpuHours(),
                 team.demandGpuHours(), team.owedGpuHours(), team.deliveredGpuHours(), team.ratio(), uncapped,
-                entitledPerHour != null, hours);
+                known, hours);
     }
 }

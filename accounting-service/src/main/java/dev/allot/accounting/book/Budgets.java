@@ -4,6 +4,8 @@ import dev.allot.core.budget.BudgetTree;
 import dev.allot.core.budget.Shares;
 import dev.allot.schemas.BudgetDefined;
 import dev.allot.schemas.BudgetEvent;
+import dev.allot.core.usage.WindowUsage;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,7 +32,9 @@ public final class Budgets {
         defined.sort((a, b) -> Integer.compare(depth(a.getPath()), depth(b.getPath())));
         for (BudgetDefined d : defined) {
             try {
-                tree.define(d.getPath(), d.getParent(), d.getShare());
+                Instant created = d.getCreatedAt() != null ? d.getCreatedAt() : d.getEffectiveAt();
+                tree.define(d.getPath(), d.getParent(), d.getShare(),
+                        created != null ? created.toEpochMilli() : Long.MIN_VALUE);
             } catch (IllegalArgumentException cycleOrBadShare) {
                 // keep the rest of the tree usable
             }
@@ -54,13 +58,20 @@ public final class Budgets {
     }
 
     /**
-     * Entitled GPU-seconds of an account for {@code seconds} at {@code capacityGpus} (its fraction of
-     * the cluster by {@link Shares}, as the scheduler has it); null when unknown.
+     * What an account is owed over the window ending at {@code asOf}: its fraction of the cluster now
+     * x the registered GPUs now x the part of the window since it was created. The scheduler's
+     * definition ({@link WindowUsage}, the same arithmetic in the same order); null when unknown.
      */
-    public static Double entitled(BudgetTree tree, String account, Integer capacityGpus, double seconds) {
+    public static Double entitled(BudgetTree tree, String account, Integer capacityGpus, long asOf, long windowMillis) {
         if (capacityGpus == null || capacityGpus <= 0 || !tree.exists(account)) {
             return null;
         }
-        return Shares.entitledGpus(tree.fraction(account), capacityGpus) * seconds;
+        return WindowUsage.owedSeconds(tree.createdAtMillis(account), windowMillis, asOf) * capacityGpus
+                * tree.fraction(account);
+    }
+
+    /** What an account is owed during the hour starting at {@code hourStart}: none of it before it was created. */
+    public static Double entitledInHour(BudgetTree tree, String account, Integer capacityGpus, long hourStart) {
+        return entitled(tree, account, capacityGpus, hourStart + Hours.HOUR, Hours.HOUR);
     }
 }

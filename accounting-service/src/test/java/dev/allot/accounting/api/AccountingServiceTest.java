@@ -110,7 +110,11 @@ class AccountingServiceTest {
         }
         BudgetUsage a = latest.get(Topics.accountKey(cluster, teamA));
         assertThat(a.getChargedGpuSeconds()).isEqualTo(expectedA);
-        assertThat(a.getEntitledGpuSeconds()).isEqualTo(0.75 * 8 * 7 * 86_400);
+        // owed since the team was created, two whole hours before now (not the whole week)
+        double owedSeconds = (a.getWindowEnd().toEpochMilli() - hour) / 1000.0;
+        assertThat(owedSeconds).isBetween(2 * 3600.0, 3 * 3600.0 + 120);
+        assertThat(a.getEntitledGpuSeconds()).isCloseTo(owedSeconds * 8 * 0.75,
+                org.assertj.core.api.Assertions.within(1e-6 * a.getEntitledGpuSeconds()));
 
         JsonPath usage = given().queryParam("cluster", cluster).queryParam("account", root)
                 .get("/accounting/usage").then().log().ifValidationFails().statusCode(200).extract().jsonPath();

@@ -34,14 +34,26 @@ class BudgetsTest {
     }
 
     @Test
-    void givenAFractionAndACapacity_whenEntitlementIsAsked_thenItIsFractionTimesGpusOverTheSeconds() {
-        BudgetTree tree = Budgets.tree(List.of(Events.budget("lab", null, 1, 0), Events.budget("lab/a", "lab", 1, 0),
-                Events.budget("lab/b", "lab", 3, 0)));
+    void givenAFractionAndACapacity_whenOwedIsAsked_thenItIsSecondsSinceCreationAtMostTheWindowTimesGpusTimesFraction() {
+        long hour = 3_600_000L;
+        long window = 7 * 24 * hour;
+        // lab/b created at 10 h, re-shared later: its record keeps the creation time
+        BudgetEvent reShared = Events.budget("lab/b", "lab", 3, 20 * hour);
+        BudgetEvent b = BudgetEvent.newBuilder(reShared).setPayload(dev.allot.schemas.BudgetDefined.newBuilder(
+                (dev.allot.schemas.BudgetDefined) reShared.getPayload()).setCreatedAt(Instant.ofEpochMilli(10 * hour))
+                .build()).build();
+        BudgetTree tree = Budgets.tree(List.of(Events.budget("lab", null, 1, 0), Events.budget("lab/a", "lab", 1, 0), b));
 
-        assertThat(Budgets.entitled(tree, "lab/b", 16, 3600)).isEqualTo(Shares.entitledGpus(0.75, 16) * 3600)
-                .isEqualTo(12.0 * 3600);
-        assertThat(Budgets.entitled(tree, "lab/b", 0, 3600)).isNull();
-        assertThat(Budgets.entitled(tree, "lab/b", null, 3600)).isNull();
-        assertThat(Budgets.entitled(tree, "unknown", 16, 3600)).isNull();
+        // two hours after its creation it is owed two hours of 12 of the 16 GPUs
+        assertThat(Budgets.entitled(tree, "lab/b", 16, 12 * hour, window)).isEqualTo(2 * 3600.0 * 16 * 0.75)
+                .isEqualTo(Shares.entitledGpus(0.75, 16) * 2 * 3600);
+        // a month on, the window
+        assertThat(Budgets.entitled(tree, "lab/b", 16, 30 * 24 * hour, window)).isEqualTo(7 * 24 * 3600.0 * 16 * 0.75);
+        // the hour it was created in and the one before
+        assertThat(Budgets.entitledInHour(tree, "lab/b", 16, 10 * hour)).isEqualTo(3600.0 * 16 * 0.75);
+        assertThat(Budgets.entitledInHour(tree, "lab/b", 16, 9 * hour)).isZero();
+        assertThat(Budgets.entitled(tree, "lab/b", 0, hour, window)).isNull();
+        assertThat(Budgets.entitled(tree, "lab/b", null, hour, window)).isNull();
+        assertThat(Budgets.entitled(tree, "unknown", 16, hour, window)).isNull();
     }
 }

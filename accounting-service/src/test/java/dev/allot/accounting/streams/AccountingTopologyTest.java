@@ -46,7 +46,6 @@ class AccountingTopologyTest {
     static final long M = 60_000L;
     /** A whole hour. */
     static final long T0 = Instant.parse("2026-11-02T00:00:00Z").toEpochMilli();
-    static final double WEEK_SECONDS = 7 * 86_400;
 
     final AccountingTopics topics = AccountingTopics.catalogue();
     final Serde<UsageReported> usageSerde = PlainAvroSerdes.of(UsageReported.class);
@@ -130,8 +129,11 @@ class AccountingTopologyTest {
         assertThat(latest.get("c1/org/vision").getUnallocatedGpuSeconds()).isEqualTo(100);
         assertThat(latest.get("c1/org").getUnallocatedGpuSeconds()).isEqualTo(100);
         BudgetUsage nlp = latest.get("c1/org/nlp");
-        assertThat(nlp.getEntitledGpuSeconds()).isCloseTo(0.75 * 16 * WEEK_SECONDS, within(1e-6));
-        assertThat(nlp.getRatio()).isCloseTo(3600 / (0.75 * 16 * WEEK_SECONDS), within(1e-12));
+        // owed since the tree was defined (T0), not the whole week: 0.75 of 16 GPUs up to the publish time
+        double owedSeconds = (nlp.getWindowEnd().toEpochMilli() - T0) / 1000.0;
+        assertThat(owedSeconds).isBetween(30 * 60.0, 60 * 60.0);
+        assertThat(nlp.getEntitledGpuSeconds()).isCloseTo(owedSeconds * 16 * 0.75, within(1e-6));
+        assertThat(nlp.getRatio()).isCloseTo(3600 / (owedSeconds * 16 * 0.75), within(1e-12));
         assertThat(nlp.getWindowEnd().toEpochMilli() - nlp.getWindowStart().toEpochMilli()).isEqualTo(7 * 24 * H);
     }
 

@@ -54,7 +54,7 @@ final class BudgetRenderer {
         for (String cluster : clusters) {
             owed.put(cluster, OwedLedger.render(cluster, path,
                     view.hours().series(cluster, path, first, last + HourlyLedger.HOUR),
-                    UsageResource.entitledPerHour(view, path, cluster), false));
+                    UsageResource.entitledPerHour(view, path, cluster), UsageResource.createdAt(view.tree(), path), false));
         }
         return owed;
     }
@@ -93,8 +93,10 @@ final class BudgetRenderer {
             Usage u = usage.get(cluster);
             double hours = Duration.between(u.windowStart(), u.windowEnd()).toMillis() / 3_600_000.0;
             Double entitledGpuSeconds = u.entitledGpuSeconds() != null ? u.entitledGpuSeconds()
-                    // the accounting-service did not say: today's entitlement over the window
-                    : capacity.containsKey(cluster) ? Shares.entitledGpus(fraction, capacity.get(cluster)) * hours * 3600
+                    // the accounting-service did not say: today's entitlement over the window since creation
+                    : capacity.containsKey(cluster) ? dev.allot.core.usage.WindowUsage.owedSeconds(
+                            UsageResource.createdAt(view.tree(), path), Math.round(hours * 3_600_000),
+                            u.windowEnd().toEpochMilli()) * capacity.get(cluster) * fraction
                     : null;
             Double ratio = u.ratio() != null ? u.ratio()
                     : entitledGpuSeconds != null && entitledGpuSeconds > 0 ? u.chargedGpuSeconds() / entitledGpuSeconds

@@ -147,6 +147,8 @@ public class BudgetResource {
                             .setParent(BudgetPath.parentOf(path))
                             .setShare(share)
                             .setEffectiveAt(now)
+                            // a re-share keeps the creation time: what the account is owed counts from then
+                            .setCreatedAt(current.map(Account::createdAt).orElse(now))
                             .setDefinedBy(caller.name())
                             .setOwners(owners != null ? owners : current.map(Account::owners).orElse(List.of()))
                             .setMembers(members != null ? members : current.map(Account::members).orElse(List.of()))

@@ -54,7 +54,13 @@ public class UsageResource {
         long last = HourlyLedger.hourOf(Instant.now().toEpochMilli());
         long first = last - (days * 24L - 1) * HourlyLedger.HOUR;
         return OwedLedger.render(on, path, view.hours().series(on, path, first, last + HourlyLedger.HOUR),
-                entitledPerHour(view, path, on), true);
+                entitledPerHour(view, path, on), createdAt(tree, path), true);
+    }
+
+    /** When the account was first defined (what it is owed counts from then). */
+    static long createdAt(BudgetTree tree, String path) {
+        return tree.account(path).map(a -> a.createdAt() == null ? Long.MIN_VALUE : a.createdAt().toEpochMilli())
+                .orElse(Long.MIN_VALUE);
     }
 
     /** Entitled GPU-seconds per hour under today's tree and capacity; null when the cluster's size is unknown. */

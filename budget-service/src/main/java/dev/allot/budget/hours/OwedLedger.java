@@ -8,8 +8,8 @@ import java.util.Map;
 
 /**
  * An account's hourly series over a period with entitlement and owed hours: entitled = fraction of
- * the cluster x capacity x 3600 s (today's tree and capacity, as the accounting-service values past
- * hours), owed = min(entitled, demanded) hour by hour and delivered = charged, by scheduler-core's
+ * the cluster x capacity x the seconds of the hour since the account was created (today's tree and
+ * capacity, as the accounting-service values past hours), owed = min(entitled, demanded) hour by hour and delivered = charged, by scheduler-core's
  * {@link OwedHours}, the definition the simulator and the accounting-service use.
  */
 public final class OwedLedger {
@@ -17,15 +17,21 @@ public final class OwedLedger {
     private OwedLedger() {
     }
 
-    /** GPU-hours; entitledPerHour is null when the account or the cluster's capacity is unknown. */
+    /**
+     * GPU-hours; entitledPerHour is null when the account or the cluster's capacity is unknown. Hours
+     * before the account was created ({@code createdAtMillis}) are owed nothing, the part of the hour it
+     * was created in after it.
+     */
     public static Map<String, Object> render(String cluster, String account, HourlyLedger.Hour[] hours,
-                                             Double entitledGpuSecondsPerHour, boolean withHours) {
+                                             Double entitledGpuSecondsPerHour, long createdAtMillis, boolean withHours) {
         int n = hours.length;
         double[] entitled = new double[n];
         double[] demanded = new double[n];
         double[] delivered = new double[n];
         for (int i = 0; i < n; i++) {
-            entitled[i] = entitledGpuSecondsPerHour == null ? 0 : entitledGpuSecondsPerHour;
+            double since = createdAtMillis == Long.MIN_VALUE ? HourlyLedger.HOUR
+                    : Math.max(0, Math.min(HourlyLedger.HOUR, hours[i].start() + HourlyLedger.HOUR - createdAtMillis));
+            entitled[i] = entitledGpuSecondsPerHour == null ? 0 : entitledGpuSecondsPerHour * since / HourlyLedger.HOUR;
             demanded[i] = hours[i].demanded();
             delivered[i] = hours[i].charged();
         }

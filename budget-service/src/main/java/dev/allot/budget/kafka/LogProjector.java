@@ -289,7 +289,7 @@ public class LogProjector {
             switch (event.getPayload()) {
                 case BudgetDefined d -> view.budgetDefined(
                         new Account(d.getPath(), d.getParent(), d.getShare(), d.getEffectiveAt(), d.getDefinedBy(),
-                                d.getOwners(), d.getMembers()));
+                                d.getOwners(), d.getMembers(), d.getCreatedAt()));
                 case BudgetRemoved r -> view.budgetRemoved(r.getPath());
                 default -> {
                     return false;

@@ -13,8 +13,8 @@ import java.util.TreeSet;
  * The budget tree: accounts of any depth, each with a share that is a weight among its siblings
  * (as Slurm's shares). Fractions follow {@link Shares}: share over the sum of the siblings' shares
  * (siblings summed in name order), multiplied down the path from the root. A leaf's entitlement on
- * a cluster is its fraction times the cluster's capacity; {@link EntitlementHistory} integrates
- * that over time.
+ * a cluster is its fraction times the cluster's capacity; what it is owed over the window is
+ * that since its creation, at most a window back ({@code usage.WindowUsage}).
  */
 public final class BudgetTree implements BudgetView {
 
@@ -22,12 +22,15 @@ public final class BudgetTree implements BudgetView {
         final String name;
         String parent;
         double share;
+        /** When the account was first defined: what it is owed is counted from then (at most a window back). */
+        long createdAtMillis;
         final TreeSet<String> children = new TreeSet<>();
 
-        Account(String name, String parent, double share) {
+        Account(String name, String parent, double share, long createdAtMillis) {
             this.name = name;
             this.parent = parent;
             this.share = share;
+            this.createdAtMillis = createdAtMillis;
         }
     }
 
@@ -39,8 +42,16 @@ public final class BudgetTree implements BudgetView {
     private final HashMap<String, List<String>> childLists = new HashMap<>();
     private List<String> rootList;
 
-    /** Defines or changes an account. An unknown parent is created as a root with share 1. */
+    /** Defines or changes an account created at an unknown time (owed the whole window). */
     public void define(String account, String parent, double share) {
+        define(account, parent, share, Long.MIN_VALUE);
+    }
+
+    /**
+     * Defines or changes an account. An unknown parent is created as a root with share 1, created
+     * when the account is. An account keeps the earliest creation time it was given.
+     */
+    public void define(String account, String parent, double share, long createdAtMillis) {
         if (!(share >= 0) || Double.isInfinite(share)) {
             throw new IllegalArgumentException("share must be a finite number >= 0: " + share);
         }
@@ -48,16 +59,17 @@ public final class BudgetTree implements BudgetView {
             throw new IllegalArgumentException("an account cannot be its own parent: " + account);
         }
         if (parent != null && !accounts.containsKey(parent)) {
-            define(parent, null, 1);
+            define(parent, null, 1, createdAtMillis);
         }
         if (parent != null && accounts.containsKey(account) && path(parent).contains(account)) {
             throw new IllegalArgumentException("moving " + account + " under " + parent + " would make a cycle");
         }
         Account a = accounts.get(account);
         if (a == null) {
-            a = new Account(account, parent, share);
+            a = new Account(account, parent, share, createdAtMillis);
             accounts.put(account, a);
         } else {
+            a.createdAtMillis = Math.min(a.createdAtMillis, createdAtMillis);
             detach(a);
             a.parent = parent;
             a.share = share;
@@ -155,6 +167,12 @@ public final class BudgetTree implements BudgetView {
     public double share(String account) {
         Account a = accounts.get(account);
         return a == null ? 0 : a.share;
+    }
+
+    /** When the account was first defined ({@code Long.MIN_VALUE} if unknown or not known when). */
+    public long createdAtMillis(String account) {
+        Account a = accounts.get(account);
+        return a == null ? Long.MIN_VALUE : a.createdAtMillis;
     }
 
     @Override

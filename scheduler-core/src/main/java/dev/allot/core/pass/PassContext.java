@@ -52,7 +52,7 @@ public final class PassContext implements PolicyContext {
         this.cs = cs;
         this.t = t;
         this.passNo = passNo;
-        this.usage = WindowUsage.of(cs.name, tree, ledger, cs.entitlement, t);
+        this.usage = WindowUsage.of(cs.name, tree, ledger, cs.registeredGpus(), t);
         this.config = config;
         this.policy = policy;
         this.tree = tree;

@@ -3,7 +3,6 @@ package dev.allot.core.state;
 import dev.allot.core.JobState;
 import dev.allot.core.JobView;
 import dev.allot.core.ReplicaPlacement;
-import dev.allot.core.budget.EntitlementHistory;
 import dev.allot.core.cluster.Node;
 import dev.allot.core.contract.Contract;
 import dev.allot.core.explain.ExplanationBook;
@@ -43,7 +42,6 @@ public final class ClusterState {
     private final TreeMap<String, Job> running = new TreeMap<>();
     public final PreemptibleIndex preemptible = new PreemptibleIndex();
     public final ThrashGuard thrash = new ThrashGuard();
-    public final EntitlementHistory entitlement = new EntitlementHistory();
     /** Account to {charged GPUs, unallocated GPUs} currently running: the rate the ledger accrues. */
     private final TreeMap<String, int[]> rates = new TreeMap<>();
     public final ReservationBook reservations;
@@ -428,6 +426,18 @@ public final class ClusterState {
             }
         }
         return ableNodes;
+    }
+
+    /**
+     * GPUs of every node registered in the cluster, lost ones included (a loss is the scheduler's
+     * liveness verdict, not in the log): the capacity what an account is owed is counted on.
+     */
+    public int registeredGpus() {
+        int c = 0;
+        for (Node n : nodes.values()) {
+            c += n.gpus();
+        }
+        return c;
     }
 
     public int capacityGpus() {

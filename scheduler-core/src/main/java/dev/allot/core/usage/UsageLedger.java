@@ -24,6 +24,11 @@ public final class UsageLedger {
     }
 
     /** Start of the window that ends at {@code nowMillis}. */
+    /** Length of the window: the whole buckets it spans. */
+    public long windowMillis() {
+        return slots * bucketMillis;
+    }
+
     public long windowStart(long nowMillis) {
         return (Math.floorDiv(nowMillis, bucketMillis) - slots + 1) * bucketMillis;
     }
