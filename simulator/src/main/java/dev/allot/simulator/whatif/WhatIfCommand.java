@@ -99,6 +99,8 @@ public final class WhatIfCommand implements Callable<Integer> {
 
     static CommandLine commandLine(WhatIfCommand command) {
         CommandLine cl = new CommandLine(command);
+        // bin/allot passes the stack's --bootstrap/--registry first; the user's own come later and win
+        cl.setOverwrittenOptionsAllowed(true);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             if (ex instanceof KafkaLog.Unreachable) {
                 cmd.getErr().println("whatif: " + ex.getMessage());
