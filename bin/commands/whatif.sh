@@ -8,7 +8,7 @@
 # help: jobs as "before → after" (-o json for JSON); writes report.html (the simulate report), summary.json,
 # help: details.json, whatif.json and trace.csv to --out (default .allot/whatif). How durations are taken from the log:
 # help: simulator/README.md "What-if". Defaults: --bootstrap 127.0.0.1:$ALLOT_KAFKA_PORT, --registry the local one;
-# help: --kafka-config FILE: Kafka client properties (SASL/TLS). Exit 2: bad usage; 3: broker or registry unreachable.
+# help: --kafka-config FILE (or ALLOT_KAFKA_CONFIG): Kafka client properties (SASL/TLS). Exit 2: bad usage; 3: broker or registry unreachable.
 # shellcheck shell=bash
 use_jdk
 SIM_JAR="$ALLOT_ROOT/simulator/target/allot-simulator.jar"
@@ -20,6 +20,8 @@ if [ ! -f "$SIM_JAR" ] || [ -n "$(find "$ALLOT_ROOT/scheduler-core/src" "$ALLOT_
 fi
 whatif_args=(--bootstrap "${ALLOT_BOOTSTRAP:-127.0.0.1:$KAFKA_PORT}" --registry "${ALLOT_REGISTRY_URL:-http://127.0.0.1:$REGISTRY_PORT}")
 case " $* " in *" --out "*|*" --out="*) ;; *) whatif_args+=(--out "$ALLOT_HOME/whatif") ;; esac
+# a secured broker's client properties, if the environment names them (an explicit --kafka-config comes later and wins)
+if [ -n "${ALLOT_KAFKA_CONFIG:-}" ]; then whatif_args+=(--kafka-config "$ALLOT_KAFKA_CONFIG"); fi
 if [ -z "${COLUMNS:-}" ] && [ -t 1 ]; then COLUMNS=$(tput cols 2>/dev/null || echo 120); fi
 export COLUMNS="${COLUMNS:-120}"
 exec "$JAVA" -Xmx${ALLOT_WHATIF_HEAP:-2g} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -Dorg.slf4j.simpleLogger.log.org.apache.kafka=error \

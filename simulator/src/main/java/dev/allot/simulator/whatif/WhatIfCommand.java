@@ -92,6 +92,15 @@ public final class WhatIfCommand implements Callable<Integer> {
         System.exit(commandLine().execute(args));
     }
 
+    /** Runs the command with these streams (for callers in the same JVM, e.g. the end-to-end test); the exit code. */
+    public static int run(PrintStream out, java.io.PrintWriter err, String... args) {
+        WhatIfCommand command = new WhatIfCommand();
+        command.stdout = out;
+        CommandLine cl = commandLine(command);
+        cl.setErr(err);
+        return cl.execute(args);
+    }
+
     /** The command, with bad input as one line and exit 2, an unreachable broker as one line and exit 3. */
     public static CommandLine commandLine() {
         return commandLine(new WhatIfCommand());
