@@ -32,10 +32,10 @@ import org.junit.jupiter.api.Test;
  *
  * <p>Tolerances, per team: the replay's delivered GPU-hours of the tree as recorded are within 4 GPU-seconds per job
  * of what the log's placements held (the trace rounds submit times and durations to whole seconds), and within 10 %
- * plus 1.5 s x 4 GPUs per job of what the accounting-service charged live: its figure comes from the node agent's
- * usage reports (process start to exit) while a run holds its GPUs from placement to completion, a second or so
- * longer (a fresh agent's first job takes several seconds to start: a warm-up job of another budget runs first,
- * before the window). Completed jobs are equal. Giving one team 9 times the other's share makes that team wait less
+ * plus 2 s x 4 GPUs per job of what the accounting-service charged live: its figure comes from the node agent's
+ * usage reports (process start to exit) while a run holds its GPUs from placement to completion, measured 1.3 s
+ * longer per job on a loaded 2-core machine (a fresh agent's first job takes several seconds more to start: a
+ * warm-up job of another budget runs first, before the window). Completed jobs are equal. Giving one team 9 times the other's share makes that team wait less
  * (its p90 wait) and the other no less.
  */
 @AllotInfra
@@ -124,7 +124,7 @@ class WhatIfEndToEndTest {
             assertThat(replayed).as(team + " replayed vs the log's placements").isCloseTo(recorded,
                     org.assertj.core.api.Assertions.within(4.0 * JOBS_PER_TEAM));
             assertThat(replayed).as(team + " replayed vs the accounting-service (live " + live + ")")
-                    .isCloseTo(live, org.assertj.core.api.Assertions.within(0.15 * live + 2.0 * JOBS_PER_TEAM));
+                    .isCloseTo(live, org.assertj.core.api.Assertions.within(0.10 * live + 8.0 * JOBS_PER_TEAM));
         }
         JsonNode a = teams.get(lab + "/a");
         JsonNode b = teams.get(lab + "/b");

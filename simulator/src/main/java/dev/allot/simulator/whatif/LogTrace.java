@@ -171,7 +171,13 @@ public final class LogTrace {
                     r.lastCheckpoint = Math.max(r.lastCheckpoint, at);
                 }
             }
-            case JobPreempted p -> j.close(at);
+            case JobPreempted p -> {
+                if (p.getRequeue()) {
+                    j.close(at);
+                } else {
+                    end(j, "preempted", at); // not requeued: the job is over
+                }
+            }
             case JobLost l -> j.close(at);
             case JobRequeued r -> j.close(at);
             case JobCompleted c -> end(j, "completed", at);
@@ -179,6 +185,15 @@ public final class LogTrace {
             case JobCancelled c -> end(j, "cancelled", at);
             default -> {
                 // JobStarted, JobExited: the node agent's view of a run the scheduler's events already bound
+            }
+        }
+        // whatever the event, a terminal state after it ends the job
+        if (j.end == null && event.getStateAfter() != null) {
+            switch (event.getStateAfter()) {
+                case COMPLETED, FAILED, CANCELLED -> end(j, event.getStateAfter().name().toLowerCase(java.util.Locale.ROOT), at);
+                case REJECTED -> j.rejected = true;
+                default -> {
+                }
             }
         }
     }

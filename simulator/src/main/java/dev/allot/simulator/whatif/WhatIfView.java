@@ -155,16 +155,25 @@ final class WhatIfView {
     private void header(StringBuilder s) {
         LogTrace.Trace tr = outcome.trace();
         LogTrace.Notes n = tr.notes();
-        s.append(String.format(Locale.ROOT, "whatif: cluster %s, %s to %s (%s days), %d nodes x %d GPUs, %d jobs%n",
-                cluster, from, to, trim(outcome.before().scenario().days()), tr.nodes(), tr.gpusPerNode(),
-                tr.jobs().size()));
-        s.append(String.format(Locale.ROOT, "  durations: %d as observed, %d running (%d so far, %d declared), "
-                        + "%d waiting (%d declared, %d team median, %d overall median, %d fallback); %d entered running or"
-                        + " waiting from before the window; left out: %d rejected, %d cancelled before running%s%n",
-                n.ended, n.runningSoFar + n.runningDeclared, n.runningSoFar, n.runningDeclared,
-                n.waitingDeclared + n.waitingTeamMedian + n.waitingAllMedian + n.waitingFallback, n.waitingDeclared,
-                n.waitingTeamMedian, n.waitingAllMedian, n.waitingFallback, n.carriedIn, n.rejected, n.endedUnplaced,
-                skipped > 0 ? ", " + skipped + " undecodable records" : ""));
+        s.append(String.format(Locale.ROOT, "whatif: cluster %s, %s to %s (%s days), %d node%s x %d GPUs, %d jobs%n",
+                cluster, from, to, trim(outcome.before().scenario().days()), tr.nodes(), tr.nodes() == 1 ? "" : "s",
+                tr.gpusPerNode(), tr.jobs().size()));
+        // how each duration was chosen, and what was left out (only what occurred)
+        List<String> how = new ArrayList<>();
+        count(how, n.ended, "ended as observed");
+        count(how, n.runningSoFar, "running at the end: run so far");
+        count(how, n.runningDeclared, "running at the end: declared duration");
+        count(how, n.waitingDeclared, "waiting at the end: declared duration");
+        count(how, n.waitingTeamMedian, "waiting: team median");
+        count(how, n.waitingAllMedian, "waiting: median of all teams");
+        count(how, n.waitingFallback, "waiting: minimum runtime or 1 h");
+        count(how, n.carriedIn, "entered from before the window");
+        count(how, n.rejected, "rejected, left out");
+        count(how, n.endedUnplaced, "cancelled before running, left out");
+        count(how, skipped, "undecodable records, left out");
+        if (!how.isEmpty()) {
+            s.append("  jobs: ").append(String.join("; ", how)).append('\n');
+        }
         if (n.heterogeneousNodes) {
             s.append("  note: the nodes differ in GPU count; replayed as ").append(tr.nodes()).append(" x ")
                     .append(tr.gpusPerNode()).append('\n');
@@ -182,6 +191,12 @@ final class WhatIfView {
             s.append(String.join(", ", parts));
         }
         s.append(", policy ").append(outcome.after().policy()).append('\n');
+    }
+
+    private static void count(List<String> parts, int n, String what) {
+        if (n > 0) {
+            parts.add(n + " " + what);
+        }
     }
 
     private String recordedLine() {

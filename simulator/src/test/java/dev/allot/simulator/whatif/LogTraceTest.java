@@ -154,6 +154,18 @@ class LogTraceTest {
     }
 
     @Test
+    void givenAJobPreemptedWithoutRequeue_whenBuilt_thenItEndedThereWithItsRun() {
+        log.accept(submitted("gone", "lab/a", "c", 1, 1, 60, true, 5000L, 2000));
+        log.accept(placed("gone", "lab/a", "c", 2000));
+        log.accept(preempted("gone", 2700, false));
+
+        LogTrace.Trace t = build();
+
+        assertThat(t.jobs().get(0).durationSeconds()).isEqualTo(700);
+        assertThat(t.notes().ended).isEqualTo(1);
+    }
+
+    @Test
     void givenRejectedCancelledAndEarlierJobs_whenBuilt_thenTheyAreLeftOutAndCounted() {
         log.accept(submitted("rej", "lab/a", "c", 1, 1, 60, true, null, 2000));
         log.accept(rejected("rej", 2000));

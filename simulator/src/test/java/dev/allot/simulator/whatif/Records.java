@@ -62,8 +62,12 @@ final class Records {
     }
 
     static JobEvent preempted(String job, double at) {
+        return preempted(job, at, true);
+    }
+
+    static JobEvent preempted(String job, double at, boolean requeue) {
         return event(job, at, JobPreempted.newBuilder().setReason(PreemptionReason.FAIR_SHARE).setExplanation("test")
-                .setRequeue(true).build());
+                .setRequeue(requeue).build());
     }
 
     static JobEvent requeued(String job, double at) {
