@@ -61,6 +61,12 @@ public record Scenario(List<SimJob> jobs, BudgetFile budgets, List<String> teams
                 lookbackSeconds, maxMinRuntimeSeconds, traceJobs, debugJobs, warmupSeconds, checkpointOnNotice);
     }
 
+    /** The same scenario with another budget tree (teams missing from it get the floor share, as when built). */
+    public Scenario withBudgets(BudgetFile tree) {
+        return new Scenario(jobs, tree.withTeams(teams), teams, nodes, gpusPerNode, periodSeconds, offeredLoad, seed,
+                rule, lookbackSeconds, maxMinRuntimeSeconds, traceJobs, debugJobs, warmupSeconds, checkpointOnNotice);
+    }
+
     /** The same scenario with another share of resumable jobs checkpointing on notice. */
     public Scenario withCheckpointOnNotice(double fraction) {
         return new Scenario(jobs, budgets, teams, nodes, gpusPerNode, periodSeconds, offeredLoad, seed, rule,
