@@ -135,11 +135,14 @@ class ProjectionApiTest {
             assertThat(a.getDouble("usage['" + cluster + "'].entitledGpuHours")).isCloseTo(4.0, within(1e-9));
             assertThat(a.getDouble("usage['" + cluster + "'].ratio")).isCloseTo(0.5, within(1e-9));
 
-            // no entitlement from the accounting-service: today's entitlement over the 7-day window
+            // no entitlement from the accounting-service: today's entitlement since b was created (moments
+            // before the window's end), not the whole 7-day window
             JsonPath b = Api.asAdmin().when().get("/budgets/" + org + "/b").then().statusCode(200).extract().jsonPath();
-            double entitledHours = b.getDouble("fractionOfCluster") * 12 * 7 * 24;
-            assertThat(b.getDouble("usage['" + cluster + "'].entitledGpuHours")).isCloseTo(entitledHours, within(1e-3));
-            assertThat(b.getDouble("usage['" + cluster + "'].ratio")).isCloseTo(1.0 / entitledHours, within(1e-6));
+            double sinceCreated = Duration.between(Instant.parse(b.getString("createdAt")), end).toMillis() / 3_600_000.0;
+            assertThat(sinceCreated).isBetween(0.0, 1.0);
+            double entitledHours = b.getDouble("fractionOfCluster") * 12 * sinceCreated;
+            assertThat(b.getDouble("usage['" + cluster + "'].entitledGpuHours")).isCloseTo(entitledHours, withinPercentage(0.01));
+            assertThat(b.getDouble("usage['" + cluster + "'].ratio")).isCloseTo(1.0 / entitledHours, withinPercentage(0.01));
             // relative: JsonPath reads numbers as floats, and the fraction shrinks with every root other tests add
             assertThat(a.getDouble("fractionOfCluster")).isCloseTo(3 * b.getDouble("fractionOfCluster"),
                     withinPercentage(0.001));

@@ -9,6 +9,8 @@ import static org.hamcrest.Matchers.equalTo;
 import dev.allot.schemas.AccountDemand;
 import dev.allot.schemas.ChargeMode;
 import dev.allot.schemas.NodeRegistered;
+import dev.allot.schemas.BudgetDefined;
+import dev.allot.schemas.BudgetEvent;
 import dev.allot.schemas.NodeStatus;
 import dev.allot.schemas.UsageReported;
 import dev.allot.schemas.catalogue.Topics;
@@ -39,14 +41,20 @@ class UsageApiTest {
         String org = TestLog.uniquePrefix();
         String team = org + "/team-a";
         String cluster = org + "-c";
-        BudgetApiTest.put(org, "{\"share\":1}", 200);
-        BudgetApiTest.put(team, "{\"share\":1}", 200);
-        BudgetApiTest.put(org + "/team-b", "{\"share\":3}", 200);
+        long h = Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli() - 3 * HOUR;
+        // the tree as the log has it, created an hour before the usage below (owed from then on)
+        for (String[] account : new String[][] {{org, null, "1"}, {team, org, "1"}, {org + "/team-b", org, "3"}}) {
+            TestLog.publish(Topics.BUDGETS, account[0], BudgetEvent.newBuilder().setEventId(UUID.randomUUID().toString())
+                    .setOccurredAt(Instant.now()).setPayload(BudgetDefined.newBuilder().setPath(account[0])
+                            .setParent(account[1]).setShare(Double.parseDouble(account[2])).setEffectiveAt(Instant.now())
+                            .setCreatedAt(Instant.ofEpochMilli(h - HOUR)).setDefinedBy("admin").build()).build());
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> Api.asAdmin().when().get("/budgets/" + org + "/team-b")
+                .statusCode() == 200);
         // one node of 8 GPUs
         TestLog.publish(Topics.NODE_STATUS, cluster + "-n1", NodeStatus.newBuilder().setEventId(UUID.randomUUID().toString())
                 .setOccurredAt(Instant.now()).setNodeId(cluster + "-n1")
                 .setPayload(new NodeRegistered(cluster, 8, "fake", 1L, "a", null)).build());
-        long h = Instant.now().truncatedTo(ChronoUnit.HOURS).toEpochMilli() - 3 * HOUR;
         // hour h: held 4 GPUs, asked for 4 -> owed min(entitled, 4), delivered 4
         usage(team, cluster, h, h + HOUR, 4 * 3600.0, ChargeMode.ALLOCATED);
         demand(team, cluster, h, h + HOUR, 4.0);
@@ -72,11 +80,13 @@ class UsageApiTest {
         assertThat(((Number) first.get("chargedGpuHours")).doubleValue()).isEqualTo(4.0);
         assertThat(((Number) first.get("entitledGpuHours")).doubleValue()).isCloseTo(entitledPerHour, within(1e-6));
         assertThat(((Number) first.get("owedGpuHours")).doubleValue()).isCloseTo(Math.min(entitledPerHour, 4), within(1e-6));
+        // the hour before the tree was created is owed nothing
+        assertThat(((Number) hours.get(hours.size() - 6).get("entitledGpuHours")).doubleValue()).isZero();
         assertThat(((Number) hours.get(hours.size() - 3).get("unallocatedGpuHours")).doubleValue()).isEqualTo(0.5);
         assertThat(((Number) hours.get(hours.size() - 2).get("unallocatedGpuHours")).doubleValue()).isEqualTo(0.5);
         assertThat(usage.getDouble("unallocatedGpuHours")).isEqualTo(1.0);
         assertThat(usage.getDouble("owedGpuHours")).isCloseTo(owed, within(1e-4));
-        assertThat(usage.getDouble("entitledGpuHours")).isCloseTo(entitledPerHour * 24, within(1e-3));
+        assertThat(usage.getDouble("entitledGpuHours")).isCloseTo(entitledPerHour * 5, within(1e-3)); // since creation
         assertThat(usage.getDouble("deliveredOverOwed")).isCloseTo(Math.min(1, 4 / owed), within(1e-4));
 
         // the parent sums its children; /budgets carries the 7-day owed vs delivered

@@ -74,6 +74,7 @@ final class BudgetRenderer {
         double fraction = tree.fractionOfCluster(path);
         body.put("fractionOfCluster", fraction);
         body.put("effectiveAt", account.effectiveAt() == null ? null : account.effectiveAt().toString());
+        body.put("createdAt", account.createdAt() == null ? null : account.createdAt().toString());
         body.put("definedBy", account.definedBy());
         body.put("owners", account.owners());
         body.put("members", account.members());
