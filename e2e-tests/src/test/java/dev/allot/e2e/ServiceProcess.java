@@ -1,5 +1,6 @@
 package dev.allot.e2e;
 
+import dev.allot.edge.security.KafkaSecurity;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -28,17 +29,29 @@ final class ServiceProcess implements AutoCloseable {
     private final List<String> command;
     private final Path log;
     private final int port;
+    private final Map<String, String> environment;
     private Process process;
 
-    private ServiceProcess(String name, List<String> command, Path log, int port) {
+    private ServiceProcess(String name, List<String> command, Path log, int port, Map<String, String> environment) {
         this.name = name;
         this.command = command;
         this.log = log;
         this.port = port;
+        this.environment = environment;
     }
 
     static ServiceProcess of(String module, String bootstrap, String registryUrl, Path stateDir,
                              Map<String, String> properties) throws IOException {
+        return of(module, bootstrap, registryUrl, stateDir, properties, KafkaSecurity.PLAINTEXT);
+    }
+
+    /**
+     * @param security how the service authenticates to Kafka, passed as {@code bin/allot up} passes it: in its
+     *     environment ({@code KAFKA_SECURITY_PROTOCOL}, {@code KAFKA_SASL_MECHANISM}, {@code KAFKA_SASL_JAAS_CONFIG}),
+     *     never on the command line
+     */
+    static ServiceProcess of(String module, String bootstrap, String registryUrl, Path stateDir,
+                             Map<String, String> properties, KafkaSecurity security) throws IOException {
         Path root = Path.of(System.getProperty("allot.root", "..")).toAbsolutePath().normalize();
         // -Dallot.e2e.jar.<module>=... runs another build of a module (e.g. a benchmark's baseline)
         Path jar = Path.of(System.getProperty("allot.e2e.jar." + module,
@@ -67,12 +80,17 @@ final class ServiceProcess implements AutoCloseable {
         // <module>-2.log, -3, ..., so that the crashed instance's log survives next to its successor's.
         int incarnation = INCARNATIONS.merge(module, 1, Integer::sum);
         String logName = incarnation == 1 ? module + ".log" : module + "-" + incarnation + ".log";
-        return new ServiceProcess(module, command, logDir.resolve(logName), port);
+        Map<String, String> environment = new java.util.HashMap<>();
+        security.clientConfig().forEach((key, value) ->
+                environment.put("KAFKA_" + key.toUpperCase().replace('.', '_'), value.toString()));
+        return new ServiceProcess(module, command, logDir.resolve(logName), port, environment);
     }
 
     ServiceProcess start() throws IOException {
-        process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().putAll(environment);
+        process = builder.start();
         return this;
     }
 

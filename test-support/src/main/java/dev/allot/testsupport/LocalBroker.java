@@ -36,8 +36,8 @@ import org.apache.kafka.common.Uuid;
  * one super user), the {@code StandardAuthorizer} with {@code allow.everyone.if.no.acl.found=false}.
  * Plaintext: no authentication, no authorizer (the test suite's default, {@code ALLOT_KAFKA_SECURITY=plaintext}).
  *
- * <p>{@code LocalBroker prepare DIR PORT CONTROLLER_PORT secured|plaintext} and
- * {@code LocalBroker setup DIR BOOTSTRAP} are what {@code bin/allot infra up} runs around {@code kafka.Kafka}.
+ * <p>{@code LocalBroker prepare DIR PORT CONTROLLER_PORT secured|plaintext} and {@code LocalBroker setup BOOTSTRAP}
+ * are what {@code bin/allot infra up} (and the broker image of compose) runs around {@code kafka.Kafka}.
  */
 public final class LocalBroker {
 
@@ -45,16 +45,26 @@ public final class LocalBroker {
     private final int port;
     private final int controllerPort;
     private final boolean secured;
+    private final String listenHost;
+    private final String advertisedHost;
 
+    /** A broker on loopback only. */
     public LocalBroker(Path dir, int port, int controllerPort, boolean secured) {
+        this(dir, port, controllerPort, secured, "127.0.0.1", "127.0.0.1");
+    }
+
+    /** @param listenHost where it binds ({@code 0.0.0.0} in a container); @param advertisedHost how clients reach it */
+    public LocalBroker(Path dir, int port, int controllerPort, boolean secured, String listenHost, String advertisedHost) {
         this.dir = dir;
         this.port = port;
         this.controllerPort = controllerPort;
         this.secured = secured;
+        this.listenHost = listenHost;
+        this.advertisedHost = advertisedHost;
     }
 
     public String bootstrapServers() {
-        return "127.0.0.1:" + port;
+        return advertisedHost + ":" + port;
     }
 
     public Path serverProperties() {
@@ -110,7 +120,7 @@ public final class LocalBroker {
         Map<String, String> c = new LinkedHashMap<>();
         c.put("process.roles", "broker,controller");
         c.put("node.id", "1");
-        c.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        c.put("controller.quorum.voters", "1@" + advertisedHost + ":" + controllerPort);
         c.put("controller.listener.names", "CONTROLLER");
         c.put("log.dirs", dir.resolve("data").toString());
         c.put("num.partitions", "1");
@@ -123,14 +133,15 @@ public final class LocalBroker {
         c.put("group.initial.rebalance.delay.ms", "0");
         c.put("auto.create.topics.enable", "false");
         if (!secured) {
-            c.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-            c.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+            c.put("listeners", "PLAINTEXT://" + listenHost + ":" + port + ",CONTROLLER://" + listenHost + ":" + controllerPort);
+            c.put("advertised.listeners", "PLAINTEXT://" + advertisedHost + ":" + port);
             c.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
             c.put("inter.broker.listener.name", "PLAINTEXT");
             return c;
         }
-        c.put("listeners", "SASL_PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        c.put("advertised.listeners", "SASL_PLAINTEXT://127.0.0.1:" + port);
+        c.put("listeners", "SASL_PLAINTEXT://" + listenHost + ":" + port + ",CONTROLLER://" + listenHost + ":"
+                + controllerPort);
+        c.put("advertised.listeners", "SASL_PLAINTEXT://" + advertisedHost + ":" + port);
         c.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
         c.put("inter.broker.listener.name", "SASL_PLAINTEXT");
         c.put("sasl.enabled.mechanisms", KafkaSecurity.SCRAM_MECHANISM);
@@ -207,12 +218,20 @@ public final class LocalBroker {
 
     /** Creates the catalogue topics and, when secured, the ACL table; as the super user. Idempotent. */
     public void setUp() {
-        Map<String, Object> config = new LinkedHashMap<>(security(KafkaAccess.ADMIN).clientConfig());
-        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-        try (Admin admin = Admin.create(config)) {
-            TopicCreator.createTopics(admin, Topics.ALL, (short) 1);
-            if (secured) {
-                admin.createAcls(KafkaAccess.all()).all().get();
+        setUp(bootstrapServers(), security(KafkaAccess.ADMIN));
+    }
+
+    /**
+     * Creates the catalogue topics and, when {@code admin} authenticates (a secured broker), the ACL table of
+     * {@link KafkaAccess}. Idempotent. For any broker: {@code bin/allot infra up}'s, compose's, a cluster's.
+     */
+    public static void setUp(String bootstrapServers, KafkaSecurity admin) {
+        Map<String, Object> config = new LinkedHashMap<>(admin.clientConfig());
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        try (Admin client = Admin.create(config)) {
+            TopicCreator.createTopics(client, Topics.ALL, (short) 1);
+            if (admin.authenticated()) {
+                client.createAcls(KafkaAccess.all()).all().get();
             }
         } catch (ExecutionException e) {
             throw new IllegalStateException("could not create the ACLs: " + e.getCause().getMessage(), e.getCause());
@@ -242,32 +261,34 @@ public final class LocalBroker {
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     }
 
-    /** {@code prepare DIR PORT CONTROLLER_PORT secured|plaintext} or {@code setup DIR PORT secured|plaintext}. */
+    /**
+     * {@code prepare DIR PORT CONTROLLER_PORT secured|plaintext [LISTEN_HOST [ADVERTISED_HOST]]}, or
+     * {@code setup BOOTSTRAP}: topics and ACLs, as the client {@code ALLOT_KAFKA_CONFIG} names (the admin's
+     * client properties; unset: plaintext, topics only).
+     */
     public static void main(String[] args) throws Exception {
-        if (args.length < 5 || !(args[0].equals("prepare") || args[0].equals("setup"))) {
-            System.err.println("usage: LocalBroker prepare DIR PORT CONTROLLER_PORT secured|plaintext"
-                    + " | setup DIR PORT CONTROLLER_PORT secured|plaintext");
-            System.exit(2);
-        }
-        String mode = args[4];
-        if (!mode.equals("secured") && !mode.equals("plaintext")) {
-            System.err.println("the mode must be secured or plaintext, not '" + mode + "'");
-            System.exit(2);
-        }
-        LocalBroker broker = new LocalBroker(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
-                mode.equals("secured"));
         try {
-            if (args[0].equals("prepare")) {
-                broker.prepare();
-            } else {
-                broker.setUp();
+            if (args.length == 2 && args[0].equals("setup")) {
+                KafkaSecurity admin = KafkaSecurity.fromEnvironment();
+                setUp(args[1], admin);
                 Topics.ALL.forEach(t -> System.out.printf("%-16s partitions=%d cleanup=%s key=%s value=%s%n", t.name(),
                         t.partitions(), t.cleanupPolicy().kafkaName(), t.keyMeaning(), t.valueType().getSimpleName()));
-                if (broker.secured) {
+                if (admin.authenticated()) {
                     System.out.print(KafkaAccess.markdownTable());
                 }
+                return;
             }
-        } catch (IllegalStateException e) {
+            if (args.length < 5 || args.length > 7 || !args[0].equals("prepare")
+                    || !(args[4].equals("secured") || args[4].equals("plaintext"))) {
+                System.err.println("usage: LocalBroker prepare DIR PORT CONTROLLER_PORT secured|plaintext"
+                        + " [LISTEN_HOST [ADVERTISED_HOST]] | setup BOOTSTRAP   (ALLOT_KAFKA_CONFIG: the admin's client properties)");
+                System.exit(2);
+            }
+            String listen = args.length > 5 ? args[5] : "127.0.0.1";
+            String advertised = args.length > 6 ? args[6] : listen;
+            new LocalBroker(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
+                    args[4].equals("secured"), listen, advertised).prepare();
+        } catch (IllegalStateException | IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(1);
         }
