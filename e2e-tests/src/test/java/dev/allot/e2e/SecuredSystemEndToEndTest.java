@@ -41,8 +41,9 @@ class SecuredSystemEndToEndTest {
 
             String id = system.api.submit(Map.of("budget", lab + "/team", "cluster", cluster, "replicas", 1,
                     "gpusPerReplica", 1, "minRuntimeSeconds", 0, "resumable", false,
-                    "command", List.of("sh", "-c", "sleep 2")));
+                    "command", List.of("sleep", "4")));
 
+            await().atMost(PATIENCE).until(() -> system.api.state(id), s -> s.equals("RUNNING") || s.equals("COMPLETED"));
             await().atMost(PATIENCE).until(() -> system.api.state(id), "COMPLETED"::equals);
             assertThat(system.api.job(id).toString()).contains("JobPlaced").contains("JobStarted")
                     .contains("JobCompleted");
