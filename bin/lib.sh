@@ -91,12 +91,21 @@ kafka_client_config() {
   echo "$file"
 }
 
-# kafka_security_env PRINCIPAL: KEY=VALUE lines for a service's environment (KAFKA_SECURITY_PROTOCOL,
-# KAFKA_SASL_MECHANISM, KAFKA_SASL_JAAS_CONFIG): the password stays out of the command line ('ps').
-kafka_security_env() {
-  local file
+# kafka_service_config PRINCIPAL: writes the service's Kafka authentication (kafka.security.protocol,
+# kafka.sasl.mechanism, kafka.sasl.jaas.config) to $SERVICES_DIR/PRINCIPAL.kafka.properties (mode 0600) and
+# prints its path, for -Dquarkus.config.locations: the password is on no command line and in no environment
+# (a node agent's jobs inherit its environment).
+kafka_service_config() {
+  local file out="$SERVICES_DIR/$1.kafka.properties"
   file=$(kafka_client_config "$1")
-  if [ -z "$file" ]; then echo "KAFKA_SECURITY_PROTOCOL=PLAINTEXT"; return 0; fi
-  sed -n -e 's/^security\.protocol=/KAFKA_SECURITY_PROTOCOL=/p' -e 's/^sasl\.mechanism=/KAFKA_SASL_MECHANISM=/p' \
-    -e 's/^sasl\.jaas\.config=/KAFKA_SASL_JAAS_CONFIG=/p' "$file"
+  mkdir -p "$SERVICES_DIR"
+  (
+    umask 077
+    if [ -z "$file" ]; then
+      echo "kafka.security.protocol=PLAINTEXT"
+    else
+      sed -n 's/^\(security\.protocol\|sasl\.mechanism\|sasl\.jaas\.config\)=/kafka.\1=/p' "$file"
+    fi > "$out"
+  )
+  echo "$out"
 }

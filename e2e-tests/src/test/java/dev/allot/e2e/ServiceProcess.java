@@ -29,15 +29,13 @@ final class ServiceProcess implements AutoCloseable {
     private final List<String> command;
     private final Path log;
     private final int port;
-    private final Map<String, String> environment;
     private Process process;
 
-    private ServiceProcess(String name, List<String> command, Path log, int port, Map<String, String> environment) {
+    private ServiceProcess(String name, List<String> command, Path log, int port) {
         this.name = name;
         this.command = command;
         this.log = log;
         this.port = port;
-        this.environment = environment;
     }
 
     static ServiceProcess of(String module, String bootstrap, String registryUrl, Path stateDir,
@@ -46,9 +44,10 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /**
-     * @param security how the service authenticates to Kafka, passed as {@code bin/allot up} passes it: in its
-     *     environment ({@code KAFKA_SECURITY_PROTOCOL}, {@code KAFKA_SASL_MECHANISM}, {@code KAFKA_SASL_JAAS_CONFIG}),
-     *     never on the command line
+     * @param security how the service authenticates to Kafka, passed as {@code bin/allot up} passes it: its
+     *     {@code kafka.security.protocol}, {@code kafka.sasl.mechanism}, {@code kafka.sasl.jaas.config} in a file of
+     *     its own (mode 0600) named by {@code -Dquarkus.config.locations}; the password on no command line and in
+     *     no environment (a node agent's jobs inherit its environment)
      */
     static ServiceProcess of(String module, String bootstrap, String registryUrl, Path stateDir,
                              Map<String, String> properties, KafkaSecurity security) throws IOException {
@@ -74,23 +73,21 @@ final class ServiceProcess implements AutoCloseable {
         // every service trusts test-support's tokens (the budget-service's API needs one)
         dev.allot.testsupport.TestTokens.serviceConfig().forEach((key, value) -> command.add("-D" + key + "=" + value));
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        if (security.authenticated()) {
+            command.add("-Dquarkus.config.locations=" + kafkaConfig(stateDir, security));
+        }
         command.addAll(List.of("-jar", jar.toString()));
         Path logDir = Files.createDirectories(Path.of("target/e2e-logs"));
         // A service started again in this JVM (e.g. the scheduler after a crash) logs to a file of its own,
         // <module>-2.log, -3, ..., so that the crashed instance's log survives next to its successor's.
         int incarnation = INCARNATIONS.merge(module, 1, Integer::sum);
         String logName = incarnation == 1 ? module + ".log" : module + "-" + incarnation + ".log";
-        Map<String, String> environment = new java.util.HashMap<>();
-        security.clientConfig().forEach((key, value) ->
-                environment.put("KAFKA_" + key.toUpperCase().replace('.', '_'), value.toString()));
-        return new ServiceProcess(module, command, logDir.resolve(logName), port, environment);
+        return new ServiceProcess(module, command, logDir.resolve(logName), port);
     }
 
     ServiceProcess start() throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        builder.environment().putAll(environment);
-        process = builder.start();
+        process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         return this;
     }
 
@@ -155,6 +152,19 @@ final class ServiceProcess implements AutoCloseable {
         if (isAlive()) {
             stop();
         }
+    }
+
+    private static Path kafkaConfig(Path stateDir, KafkaSecurity security) throws IOException {
+        Path file = stateDir.resolve("kafka.properties");
+        Files.deleteIfExists(file);
+        Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        java.util.Properties properties = new java.util.Properties();
+        security.clientConfig().forEach((key, value) -> properties.setProperty("kafka." + key, value.toString()));
+        try (var out = Files.newBufferedWriter(file)) {
+            properties.store(out, "the service's Kafka principal");
+        }
+        return file;
     }
 
     private static int freePort() throws IOException {
