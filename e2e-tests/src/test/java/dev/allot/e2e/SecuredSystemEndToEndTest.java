@@ -41,8 +41,9 @@ class SecuredSystemEndToEndTest {
                     status -> status >= 200 && status <= 204);
             assertThat(system.api.putBudget(lab + "/team", 1).status()).isBetween(200, 204);
 
+            // protected for 30 s (a job with no protection runs unallocated, and is booked as such)
             String id = system.api.submit(Map.of("budget", lab + "/team", "cluster", cluster, "replicas", 1,
-                    "gpusPerReplica", 1, "minRuntimeSeconds", 0, "resumable", false,
+                    "gpusPerReplica", 1, "minRuntimeSeconds", 30, "resumable", false,
                     "command", List.of("sleep", "4")));
 
             await().atMost(PATIENCE).until(() -> system.api.state(id), s -> s.equals("RUNNING") || s.equals("COMPLETED"));
