@@ -35,11 +35,14 @@ compose_prepare() {
   local port
   mkdir -p "$ALLOT_COMPOSE_STATE/secrets"
   # Throw-away secrets for a local run; a real deployment brings its own (compose/secrets/README.md).
-  if [ ! -s "$ALLOT_COMPOSE_STATE/secrets/allot-kafka-sasl.properties" ]; then
-    for s in budget-service scheduler-service accounting-service node-agent; do
-      printf '%s.username=allot-%s\n%s.password=%s\n' "$s" "$s" "$s" "$(openssl rand -hex 16)"
-    done > "$ALLOT_COMPOSE_STATE/secrets/allot-kafka-sasl.properties"
-  fi
+  # One Kafka principal each (the services' own, and the broker's admin): the lines the service reads
+  # (QUARKUS_CONFIG_LOCATIONS) and the broker adds as SCRAM credentials when it formats its storage.
+  local principal
+  for principal in admin budget-service scheduler-service accounting-service node-agent; do
+    [ -s "$ALLOT_COMPOSE_STATE/secrets/allot-kafka-$principal.properties" ] && continue
+    printf 'kafka.security.protocol=SASL_PLAINTEXT\nkafka.sasl.mechanism=SCRAM-SHA-512\nkafka.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s";\n' \
+      "$principal" "$(openssl rand -hex 24)" > "$ALLOT_COMPOSE_STATE/secrets/allot-kafka-$principal.properties"
+  done
   if [ ! -s "$ALLOT_COMPOSE_STATE/secrets/allot-signing-key.pem" ]; then
     openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$ALLOT_COMPOSE_STATE/secrets/signing-private-key.pem" 2>/dev/null
     openssl pkey -in "$ALLOT_COMPOSE_STATE/secrets/signing-private-key.pem" -pubout -out "$ALLOT_COMPOSE_STATE/secrets/allot-signing-key.pem"

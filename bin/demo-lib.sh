@@ -61,7 +61,8 @@ demo_run() {
   # shellcheck source=bin/cli-lib.sh
   source "$ALLOT_ROOT/bin/cli-lib.sh"
   if ( cli_build ); then
-    "$JAVA" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx256m -jar "$CLI_JAR" top --server "$BUDGET_API" --cluster local \
+    # as lead (the API answers anonymous requests 401)
+    ALLOT_TOKEN="$DEMO_VIEWER" "$JAVA" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx256m -jar "$CLI_JAR" top --server "$BUDGET_API" --cluster local \
       || true
     info "left the live view; the system keeps running"
     return 0

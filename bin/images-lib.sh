@@ -54,7 +54,8 @@ images_build() {
   ctx="$IMAGES_DIR/kafka-context"
   rm -rf "$ctx"; mkdir -p "$ctx/lib"
   cp "$ALLOT_ROOT"/test-support/target/kafka-image-lib/*.jar "$ctx/lib/"
-  cp "$ALLOT_ROOT"/schemas/target/allot-schemas-*.jar "$ctx/lib/"
+  cp "$ALLOT_ROOT"/schemas/target/allot-schemas-*.jar "$ALLOT_ROOT"/kafka-edge/target/allot-kafka-edge-*.jar \
+    "$ALLOT_ROOT"/test-support/target/allot-test-support-*.jar "$ctx/lib/"
   cp "$ALLOT_ROOT/images/kafka/entrypoint.sh" "$ctx/"
   images_docker_build allot/kafka "$KAFKA_VERSION" "$ALLOT_ROOT/images/kafka/Dockerfile" "$ctx"
   ctx="$ALLOT_HOME/dist/apicurio-registry-$REGISTRY_VERSION"

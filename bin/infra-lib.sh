@@ -8,6 +8,21 @@ KAFKA_CLASSPATH_FILE="$ALLOT_HOME/dist/kafka-$KAFKA_VERSION.classpath"
 # The classpath carries JBoss LogManager (through the registry client); install it before first use.
 JBOSS_LOG="-Djava.util.logging.manager=org.jboss.logmanager.LogManager"
 
+broker_mode() {
+  case "$KAFKA_SECURITY" in
+    scram) echo secured ;;
+    plaintext) echo plaintext ;;
+    *) die "ALLOT_KAFKA_SECURITY must be scram or plaintext, not '$KAFKA_SECURITY'" ;;
+  esac
+}
+broker_mode_text() {
+  if [ "$(broker_mode)" = secured ]; then echo "SASL/SCRAM-SHA-512 with ACLs; 'bin/allot kafka-credentials' for a client"; else echo "plaintext, no authentication"; fi
+}
+# The project's own classes first: the classpath file may name older installed copies of them.
+broker_classpath() {
+  echo "$ALLOT_ROOT/test-support/target/classes:$ALLOT_ROOT/kafka-edge/target/classes:$ALLOT_ROOT/schemas/target/classes:$(cat "$KAFKA_CLASSPATH_FILE")"
+}
+
 infra_prepare() {
   mkdir -p "$ALLOT_HOME/dist" "$KAFKA_DIR" "$REGISTRY_DIR"
   if [ ! -f "$REGISTRY_HOME/quarkus-run.jar" ] || [ ! -s "$KAFKA_CLASSPATH_FILE" ]; then
@@ -15,6 +30,13 @@ infra_prepare() {
     mvnw -pl schemas,test-support -am install -DskipTests || die "build of test-support failed"
     mvnw -pl test-support dependency:build-classpath -Dmdep.includeScope=runtime \
       -Dmdep.outputFile="$KAFKA_CLASSPATH_FILE" || die "could not resolve the Kafka classpath"
+  fi
+  # The broker's set-up classes (test-support's LocalBroker, kafka-edge's ACL table), compiled when missing or older
+  # than their sources.
+  local marker="$ALLOT_ROOT/test-support/target/classes/dev/allot/testsupport/LocalBroker.class"
+  if [ ! -f "$marker" ] || [ -n "$(find "$ALLOT_ROOT/test-support/src/main" "$ALLOT_ROOT/kafka-edge/src/main" "$ALLOT_ROOT/schemas/src/main" -newer "$marker" -type f -print -quit 2>/dev/null)" ]; then
+    mvnw -o -pl test-support -am compile || mvnw -pl test-support -am compile || die "build of test-support failed"
+    touch "$marker"   # an incremental compile may leave it older than a source it did not need to recompile
   fi
 }
 
@@ -28,33 +50,16 @@ kafka_up() {
   for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
     port_in_use "$port" && die "port $port is taken by another process; free it or set ALLOT_KAFKA_PORT / ALLOT_KAFKA_CONTROLLER_PORT"
   done
-  cat > "$KAFKA_DIR/server.properties" <<PROPS
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
-listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
-controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-inter.broker.listener.name=PLAINTEXT
-log.dirs=$KAFKA_DIR/data
-num.partitions=1
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-share.coordinator.state.topic.replication.factor=1
-group.initial.rebalance.delay.ms=0
-auto.create.topics.enable=false
-PROPS
+  # server.properties, the SCRAM credentials (kept across runs) and the storage format with them: the one
+  # recipe the tests' secured broker uses too (test-support's LocalBroker).
+  "$JAVA" $JBOSS_LOG -cp "$(broker_classpath)" dev.allot.testsupport.LocalBroker prepare "$KAFKA_DIR" \
+    "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$(broker_mode)" >"$KAFKA_DIR/format.log" 2>&1 \
+    || die "could not prepare the broker: $(tail -1 "$KAFKA_DIR/format.log") (see $KAFKA_DIR/format.log)"
   local cp; cp=$(cat "$KAFKA_CLASSPATH_FILE")
-  if [ ! -f "$KAFKA_DIR/data/meta.properties" ]; then
-    "$JAVA" $JBOSS_LOG -cp "$cp" kafka.tools.StorageTool format -t "$(cat "$KAFKA_DIR/cluster.id" 2>/dev/null || "$JAVA" $JBOSS_LOG -cp "$cp" kafka.tools.StorageTool random-uuid | tee "$KAFKA_DIR/cluster.id")" \
-      -c "$KAFKA_DIR/server.properties" >"$KAFKA_DIR/format.log" 2>&1 || die "kafka storage format failed; see $KAFKA_DIR/format.log"
-  fi
   nohup "$JAVA" $JBOSS_LOG -Xmx512m -XX:+UseG1GC -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" >"$KAFKA_DIR/kafka.log" 2>&1 &
   echo $! > "$KAFKA_DIR/kafka.pid"
   wait_for kafka "${ALLOT_READY_TIMEOUT:-120}" port_in_use "$KAFKA_PORT" || die "kafka did not start in ${ALLOT_READY_TIMEOUT:-120} s (ALLOT_READY_TIMEOUT); see $KAFKA_DIR/kafka.log"
-  info "kafka up on 127.0.0.1:$KAFKA_PORT (pid $(cat "$KAFKA_DIR/kafka.pid"), data in $KAFKA_DIR/data)"
+  info "kafka up on 127.0.0.1:$KAFKA_PORT (pid $(cat "$KAFKA_DIR/kafka.pid"), data in $KAFKA_DIR/data, $(broker_mode_text))"
 }
 
 registry_up() {
@@ -78,10 +83,10 @@ registry_up() {
 }
 
 create_topics() {
-  # Topics come from the typed catalogue (dev.allot.schemas.catalogue.Topics).
-  "$JAVA" $JBOSS_LOG -cp "$ALLOT_ROOT/test-support/target/classes:$ALLOT_ROOT/schemas/target/classes:$(cat "$KAFKA_CLASSPATH_FILE")" \
-    dev.allot.schemas.catalogue.TopicCreator "127.0.0.1:$KAFKA_PORT" >"$KAFKA_DIR/topics.log" 2>&1 \
-    || die "could not create the catalogue topics; see $KAFKA_DIR/topics.log"
+  # Topics come from the typed catalogue (dev.allot.schemas.catalogue.Topics), ACLs from kafka-edge's KafkaAccess.
+  ALLOT_KAFKA_CONFIG="$(kafka_client_config admin)" "$JAVA" $JBOSS_LOG -cp "$(broker_classpath)" \
+    dev.allot.testsupport.LocalBroker setup "127.0.0.1:$KAFKA_PORT" >"$KAFKA_DIR/topics.log" 2>&1 \
+    || die "could not create the catalogue topics and ACLs; see $KAFKA_DIR/topics.log"
 }
 
 infra_status() {

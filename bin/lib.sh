@@ -15,6 +15,12 @@ SCHEDULER_PORT="${ALLOT_SCHEDULER_PORT:-8082}"
 ACCOUNTING_PORT="${ALLOT_ACCOUNTING_PORT:-8083}"
 AGENT_PORT="${ALLOT_AGENT_PORT:-8084}"
 
+# The local broker's security: scram (the default: SASL/SCRAM-SHA-512 and ACLs, one principal per service,
+# credentials under $ALLOT_HOME/kafka/credentials) or plaintext (no authentication). Fixed when the broker's
+# storage is formatted: switching needs 'bin/allot infra reset'.
+KAFKA_SECURITY="${ALLOT_KAFKA_SECURITY:-scram}"
+KAFKA_CREDENTIALS_DIR="$ALLOT_HOME/kafka/credentials"
+
 # The services of the local stack, name:module:port, in start order (the agent last, once the
 # scheduler listens). Each keeps its state in $ALLOT_HOME/<name>, its log and pid file in SERVICES_DIR.
 STACK="budget-service:budget-service:$BUDGET_PORT accounting-service:accounting-service:$ACCOUNTING_PORT scheduler-service:scheduler-service:$SCHEDULER_PORT node-agent:node-agent:$AGENT_PORT"
@@ -74,4 +80,32 @@ stop_pidfile() {
   for i in $(seq 1 75); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
   if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" 2>/dev/null || true; info "$name did not stop in 15 s; killed"; fi
   rm -f "$file"
+}
+
+# kafka_client_config PRINCIPAL: the Kafka client properties file of PRINCIPAL (analyst, admin, budget-service,
+# ...) on the local broker; empty on a plaintext broker. Tools take it as ALLOT_KAFKA_CONFIG.
+kafka_client_config() {
+  [ "$KAFKA_SECURITY" = plaintext ] && return 0
+  local file="$KAFKA_CREDENTIALS_DIR/$1.properties"
+  [ -f "$file" ] || die "no Kafka credentials for '$1' in $KAFKA_CREDENTIALS_DIR; 'bin/allot infra up' creates them (ALLOT_KAFKA_SECURITY=plaintext for a broker without)"
+  echo "$file"
+}
+
+# kafka_service_config PRINCIPAL: writes the service's Kafka authentication (kafka.security.protocol,
+# kafka.sasl.mechanism, kafka.sasl.jaas.config) to $SERVICES_DIR/PRINCIPAL.kafka.properties (mode 0600) and
+# prints its path, for -Dquarkus.config.locations: the password is on no command line and in no environment
+# (a node agent's jobs inherit its environment).
+kafka_service_config() {
+  local file out="$SERVICES_DIR/$1.kafka.properties"
+  file=$(kafka_client_config "$1")
+  mkdir -p "$SERVICES_DIR"
+  (
+    umask 077
+    if [ -z "$file" ]; then
+      echo "kafka.security.protocol=PLAINTEXT"
+    else
+      sed -n 's/^\(security\.protocol\|sasl\.mechanism\|sasl\.jaas\.config\)=/kafka.\1=/p' "$file"
+    fi > "$out"
+  )
+  echo "$out"
 }

@@ -35,6 +35,9 @@ stack_start_service() {
   # Keep the last run's log: after a crash it is the one that says why.
   [ -s "$SERVICES_DIR/$name.log" ] && mv -f "$SERVICES_DIR/$name.log" "$SERVICES_DIR/$name.log.1"
   mapfile -t auth_options < <(auth_service_options)
+  # The service's own Kafka principal (named as the service), from a file of its own (bin/lib.sh).
+  local kafka_config
+  kafka_config=$(kafka_service_config "$name")
   nohup "$JAVA" -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$port" \
     -Dkafka.bootstrap.servers="127.0.0.1:$KAFKA_PORT" \
@@ -42,6 +45,7 @@ stack_start_service() {
     -Dallot.registry.url="http://127.0.0.1:$REGISTRY_PORT" \
     -Dmp.messaging.connector.smallrye-kafka.apicurio.registry.url="http://127.0.0.1:$REGISTRY_PORT/apis/registry/v3" \
     -Dallot.state-dir="$ALLOT_HOME/$name" \
+    -Dquarkus.config.locations="$kafka_config" \
     "${auth_options[@]}" \
     "$@" -jar "$(service_jar "$module")" >"$SERVICES_DIR/$name.log" 2>&1 &
   echo $! > "$pidfile"

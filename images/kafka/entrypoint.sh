@@ -1,27 +1,38 @@
 #!/bin/sh
-# broker: writes server.properties from the KAFKA_* environment (KAFKA_FOO_BAR=x -> foo.bar=x, as the
-# apache/kafka image does; KAFKA_HEAP_OPTS and KAFKA_CLUSTER_ID are not properties), formats the log
-# directory on first start (cluster id from KAFKA_CLUSTER_ID or a new one) and runs the broker.
-# create-topics BOOTSTRAP: creates Allot's catalogue topics (dev.allot.schemas.catalogue.TopicCreator).
+# broker: the broker of 'bin/allot infra up' (test-support's LocalBroker writes server.properties, the SCRAM
+# credentials and formats the storage once; then kafka.Kafka). Secured (SASL/SCRAM, StandardAuthorizer, no
+# access without an ACL) when the principals' secrets are mounted as /run/secrets/allot-kafka-<principal>
+# (kafka.security.protocol / kafka.sasl.mechanism / kafka.sasl.jaas.config lines, as the services read them);
+# plaintext otherwise. ALLOT_KAFKA_PORT (9092), ALLOT_KAFKA_CONTROLLER_PORT (9093), ALLOT_KAFKA_LISTEN_HOST
+# (0.0.0.0), ALLOT_KAFKA_ADVERTISED_HOST (localhost); data in /var/lib/kafka.
+# setup BOOTSTRAP: creates Allot's catalogue topics and, as the admin of /run/secrets/allot-kafka-admin, the
+# ACL table (dev.allot.edge.security.KafkaAccess). create-topics BOOTSTRAP: the same (older name).
 set -eu
 CP="/opt/kafka/lib/*"
 JBOSS_LOG="-Djava.util.logging.manager=org.jboss.logmanager.LogManager"
+DIR=/var/lib/kafka
+# client_properties FILE: a principal's secret as Kafka client properties (the 'kafka.' prefix dropped)
+client_properties() { sed -n 's/^kafka\.\(security\.protocol\|sasl\.mechanism\|sasl\.jaas\.config\)=/\1=/p' "$1"; }
 case "${1:-broker}" in
   broker)
-    props=/tmp/server.properties
-    env | grep '^KAFKA_' | grep -v -e '^KAFKA_HEAP_OPTS=' -e '^KAFKA_CLUSTER_ID=' | while IFS='=' read -r name value; do
-      key=$(echo "${name#KAFKA_}" | tr 'A-Z_' 'a-z.')
-      echo "$key=$value"
-    done > "$props"
-    logdir=$(sed -n 's/^log\.dirs=//p' "$props")
-    if [ ! -f "$logdir/meta.properties" ]; then
-      id=${KAFKA_CLUSTER_ID:-$(java $JBOSS_LOG -cp "$CP" kafka.tools.StorageTool random-uuid)}
-      java $JBOSS_LOG -cp "$CP" kafka.tools.StorageTool format -t "$id" -c "$props" --standalone 2>/dev/null \
-        || java $JBOSS_LOG -cp "$CP" kafka.tools.StorageTool format -t "$id" -c "$props"
+    mode=plaintext
+    if [ -f /run/secrets/allot-kafka-admin ]; then
+      mode=secured
+      mkdir -p "$DIR/credentials" && chmod 0700 "$DIR/credentials"
+      for f in /run/secrets/allot-kafka-*; do
+        principal=${f#/run/secrets/allot-kafka-}
+        (umask 077; client_properties "$f" > "$DIR/credentials/$principal.properties")
+      done
     fi
+    java $JBOSS_LOG -cp "$CP" dev.allot.testsupport.LocalBroker prepare "$DIR" "${ALLOT_KAFKA_PORT:-9092}" \
+      "${ALLOT_KAFKA_CONTROLLER_PORT:-9093}" "$mode" "${ALLOT_KAFKA_LISTEN_HOST:-0.0.0.0}" "${ALLOT_KAFKA_ADVERTISED_HOST:-localhost}"
     # shellcheck disable=SC2086
-    exec java $JBOSS_LOG $KAFKA_HEAP_OPTS -XX:+UseG1GC -cp "$CP" kafka.Kafka "$props" ;;
-  create-topics)
-    exec java $JBOSS_LOG -cp "$CP" dev.allot.schemas.catalogue.TopicCreator "${2:?create-topics BOOTSTRAP}" ;;
+    exec java $JBOSS_LOG $KAFKA_HEAP_OPTS -XX:+UseG1GC -cp "$CP" kafka.Kafka "$DIR/server.properties" ;;
+  setup|create-topics)
+    if [ -f /run/secrets/allot-kafka-admin ]; then
+      (umask 077; client_properties /run/secrets/allot-kafka-admin > /tmp/admin.properties)
+      export ALLOT_KAFKA_CONFIG=/tmp/admin.properties
+    fi
+    exec java $JBOSS_LOG -cp "$CP" dev.allot.testsupport.LocalBroker setup "${2:?setup BOOTSTRAP}" ;;
   *) exec "$@" ;;
 esac

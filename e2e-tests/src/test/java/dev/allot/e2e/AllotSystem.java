@@ -12,7 +12,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The whole system for one cluster, as real processes: budget-service, accounting-service,
- * scheduler-service and a node agent hosting fake GPU nodes, on the test JVM's broker and registry.
+ * scheduler-service and a node agent hosting fake GPU nodes, on the test JVM's broker and registry. On a
+ * secured broker each service authenticates as its own principal (the principals are named as the modules).
  */
 final class AllotSystem implements AutoCloseable {
 
@@ -33,13 +34,13 @@ final class AllotSystem implements AutoCloseable {
         String bootstrap = infra.bootstrapServers();
         String registry = infra.registryUrl();
         budget = ServiceProcess.of("budget-service", bootstrap, registry, stateDir.resolve("budget"), Map.of(
-                "kafka.group.id", "budget-" + cluster));
+                "kafka.group.id", "budget-" + cluster), infra.security("budget-service"));
         accounting = ServiceProcess.of("accounting-service", bootstrap, registry, stateDir.resolve("accounting"), Map.of(
                 "quarkus.kafka-streams.application-id", "allot-accounting-" + cluster,
                 "kafka-streams.state.dir", stateDir.resolve("accounting/streams").toString(),
                 "kafka-streams.commit.interval.ms", "200",
                 "allot.accounting.publish-interval", "1s",
-                "allot.accounting.metrics-interval", "1s"));
+                "allot.accounting.metrics-interval", "1s"), infra.security("accounting-service"));
         schedulerProperties = new HashMap<>(Map.of(
                 "allot.scheduler.cluster", cluster,
                 "allot.scheduler.tick", "250ms",
@@ -47,14 +48,14 @@ final class AllotSystem implements AutoCloseable {
                 // every decision committed and retaken on replay, one line each (compare a crash's two logs)
                 "quarkus.log.category.\"dev.allot.scheduler\".level", "DEBUG"));
         scheduler = ServiceProcess.of("scheduler-service", bootstrap, registry, stateDir.resolve("scheduler"),
-                schedulerProperties);
+                schedulerProperties, infra.security("scheduler-service"));
         agent = ServiceProcess.of("node-agent", bootstrap, registry, stateDir.resolve("agent"), Map.of(
                 "allot.agent.cluster", cluster,
                 "allot.agent.fake-nodes", String.valueOf(nodes),
                 "allot.agent.gpus-per-node", String.valueOf(gpusPerNode),
                 "allot.agent.state-dir", stateDir.resolve("agent").toString(),
                 "allot.agent.heartbeat-interval", "1s",
-                "allot.agent.usage-interval", "1s"));
+                "allot.agent.usage-interval", "1s"), infra.security("node-agent"));
         api = new AllotApi(budget.url());
     }
 
@@ -83,7 +84,8 @@ final class AllotSystem implements AutoCloseable {
     void crashAndRestartScheduler() throws Exception {
         scheduler.kill();
         scheduler = ServiceProcess.of("scheduler-service", infra.bootstrapServers(), infra.registryUrl(),
-                stateDir.resolve("scheduler"), schedulerProperties).start().awaitReady(Duration.ofMinutes(2));
+                stateDir.resolve("scheduler"), schedulerProperties, infra.security("scheduler-service")).start()
+                .awaitReady(Duration.ofMinutes(2));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.allot.e2e;
 
+import dev.allot.edge.security.KafkaSecurity;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -39,6 +40,17 @@ final class ServiceProcess implements AutoCloseable {
 
     static ServiceProcess of(String module, String bootstrap, String registryUrl, Path stateDir,
                              Map<String, String> properties) throws IOException {
+        return of(module, bootstrap, registryUrl, stateDir, properties, KafkaSecurity.PLAINTEXT);
+    }
+
+    /**
+     * @param security how the service authenticates to Kafka, passed as {@code bin/allot up} passes it: its
+     *     {@code kafka.security.protocol}, {@code kafka.sasl.mechanism}, {@code kafka.sasl.jaas.config} in a file of
+     *     its own (mode 0600) named by {@code -Dquarkus.config.locations}; the password on no command line and in
+     *     no environment (a node agent's jobs inherit its environment)
+     */
+    static ServiceProcess of(String module, String bootstrap, String registryUrl, Path stateDir,
+                             Map<String, String> properties, KafkaSecurity security) throws IOException {
         Path root = Path.of(System.getProperty("allot.root", "..")).toAbsolutePath().normalize();
         // -Dallot.e2e.jar.<module>=... runs another build of a module (e.g. a benchmark's baseline)
         Path jar = Path.of(System.getProperty("allot.e2e.jar." + module,
@@ -61,6 +73,9 @@ final class ServiceProcess implements AutoCloseable {
         // every service trusts test-support's tokens (the budget-service's API needs one)
         dev.allot.testsupport.TestTokens.serviceConfig().forEach((key, value) -> command.add("-D" + key + "=" + value));
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        if (security.authenticated()) {
+            command.add("-Dquarkus.config.locations=" + kafkaConfig(stateDir, security));
+        }
         command.addAll(List.of("-jar", jar.toString()));
         Path logDir = Files.createDirectories(Path.of("target/e2e-logs"));
         // A service started again in this JVM (e.g. the scheduler after a crash) logs to a file of its own,
@@ -137,6 +152,19 @@ final class ServiceProcess implements AutoCloseable {
         if (isAlive()) {
             stop();
         }
+    }
+
+    private static Path kafkaConfig(Path stateDir, KafkaSecurity security) throws IOException {
+        Path file = stateDir.resolve("kafka.properties");
+        Files.deleteIfExists(file);
+        Files.createFile(file, java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        java.util.Properties properties = new java.util.Properties();
+        security.clientConfig().forEach((key, value) -> properties.setProperty("kafka." + key, value.toString()));
+        try (var out = Files.newBufferedWriter(file)) {
+            properties.store(out, "the service's Kafka principal");
+        }
+        return file;
     }
 
     private static int freePort() throws IOException {

@@ -1,5 +1,6 @@
 package dev.allot.edge;
 
+import dev.allot.edge.security.KafkaSecurity;
 import dev.allot.schemas.catalogue.EventSerdes;
 import dev.allot.schemas.catalogue.Topic;
 import java.util.HashMap;
@@ -35,19 +36,33 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *       {@code linger.ms=1}; String keys.</li>
  *   <li>Kafka Streams: exactly-once v2, from the earliest offset.</li>
  * </ul>
+ * Every client, admin and Streams configuration carries the instance's {@link KafkaSecurity} (how it
+ * authenticates to the broker: plaintext, or SASL/SCRAM as the service's own principal).
  * One {@link EventReader} per instance, shared by everything built here (its caches are per reader).
  */
 public final class KafkaClients {
 
     private final String bootstrapServers;
     private final String registryUrl;
+    private final KafkaSecurity security;
     private final EventReader reader;
 
-    /** @param registryUrl the registry's base URL ({@code http://host:port}) or its v3 API URL */
+    /** A plaintext client (no authentication): tests on the plaintext broker. */
     public KafkaClients(String bootstrapServers, String registryUrl) {
+        this(bootstrapServers, registryUrl, KafkaSecurity.PLAINTEXT);
+    }
+
+    /** @param registryUrl the registry's base URL ({@code http://host:port}) or its v3 API URL */
+    public KafkaClients(String bootstrapServers, String registryUrl, KafkaSecurity security) {
         this.bootstrapServers = bootstrapServers;
         this.registryUrl = registryUrl;
+        this.security = security;
         this.reader = new EventReader(registryUrl);
+    }
+
+    /** How these clients authenticate. */
+    public KafkaSecurity security() {
+        return security;
     }
 
     public String bootstrapServers() {
@@ -71,7 +86,7 @@ public final class KafkaClients {
     /** What every client sets: the broker, its id, and how keys and values travel. */
     private Map<String, Object> client(String clientId, String keyConfig, Class<?> keyType, String valueConfig,
                                        Class<?> valueType) {
-        Map<String, Object> config = new HashMap<>();
+        Map<String, Object> config = new HashMap<>(security.clientConfig());
         config.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         config.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
         config.put(keyConfig, keyType);
@@ -150,7 +165,7 @@ public final class KafkaClients {
     // ---------------------------------------------------------------- admin and streams
 
     public Map<String, Object> adminConfig() {
-        Map<String, Object> config = new HashMap<>();
+        Map<String, Object> config = new HashMap<>(security.clientConfig());
         config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         return config;
     }
@@ -165,6 +180,7 @@ public final class KafkaClients {
      */
     public Properties streamsConfig(String applicationId, Map<String, ?> overrides) {
         Properties config = new Properties();
+        config.putAll(security.clientConfig());
         config.put("bootstrap.servers", bootstrapServers);
         config.put("application.id", applicationId);
         config.put("processing.guarantee", "exactly_once_v2");

@@ -58,7 +58,9 @@ public class AgentRuntime {
             thread.setDaemon(true);
             return thread;
         });
-        KafkaClients kafka = new KafkaClients(bootstrapServers, registryUrl);
+        // kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config: the node-agent principal
+        KafkaClients kafka = new KafkaClients(bootstrapServers, registryUrl, dev.allot.edge.security.KafkaSecurity.from(
+                key -> org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue(key, String.class)));
         reports = new KafkaAgentReports(kafka, "node-agent-" + agentId);
 
         List<String> nodeIds = nodeIds();

@@ -49,7 +49,7 @@ public final class Audit {
 
     public static void main(String[] args) throws Exception {
         if (args.length < 1 || args[0].startsWith("-")) {
-            System.err.println("usage: audit JOB [--cluster C]   (ALLOT_BOOTSTRAP, ALLOT_REGISTRY_URL)");
+            System.err.println("usage: audit JOB [--cluster C]   (ALLOT_BOOTSTRAP, ALLOT_REGISTRY_URL, ALLOT_KAFKA_CONFIG)");
             System.exit(2);
         }
         String bootstrap = System.getenv().getOrDefault("ALLOT_BOOTSTRAP", "127.0.0.1:9092");
@@ -59,7 +59,8 @@ public final class Audit {
     }
 
     static int run(String bootstrap, String registry, String jobId, String clusterOrNull, PrintStream out) {
-        KafkaClients kafka = new KafkaClients(bootstrap, registry);
+        // ALLOT_KAFKA_CONFIG: a client properties file (bin/allot audit gives it the analyst's)
+        KafkaClients kafka = new KafkaClients(bootstrap, registry, dev.allot.edge.security.KafkaSecurity.fromEnvironment());
         EventReader reader = kafka.reader();
         List<Logged> log = new ArrayList<>();
         try (KafkaConsumer<byte[], byte[]> consumer = kafka.consumer("audit",

@@ -2,6 +2,7 @@ package dev.allot.scheduler;
 
 import dev.allot.edge.EventReader;
 import dev.allot.edge.KafkaClients;
+import dev.allot.edge.security.KafkaSecurity;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.avro.specific.SpecificRecord;
@@ -26,9 +27,9 @@ final class SchedulerClients {
     private final Settings settings;
     private final KafkaClients kafka;
 
-    SchedulerClients(Settings settings) {
+    SchedulerClients(Settings settings, KafkaSecurity security) {
         this.settings = settings;
-        this.kafka = new KafkaClients(settings.bootstrapServers(), settings.registryUrl());
+        this.kafka = new KafkaClients(settings.bootstrapServers(), settings.registryUrl(), security);
     }
 
     /** The edge's reader of input records (the one decoder). */

@@ -67,11 +67,17 @@ public final class SchedulerLoop implements Runnable {
     private volatile KafkaConsumer<byte[], byte[]> activeConsumer;
     private final CountDownLatch finished = new CountDownLatch(1);
 
+    /** A loop on a plaintext broker (tests, benchmarks). */
     public SchedulerLoop(Settings settings, MeterRegistry registry) {
+        this(settings, registry, dev.allot.edge.security.KafkaSecurity.PLAINTEXT);
+    }
+
+    /** @param security how its clients authenticate (the scheduler-service principal on a secured broker) */
+    public SchedulerLoop(Settings settings, MeterRegistry registry, dev.allot.edge.security.KafkaSecurity security) {
         this.settings = settings;
         this.status = Status.initial(settings.cluster());
         this.metrics = new LoopMetrics(registry, settings.cluster(), () -> status);
-        this.clients = new SchedulerClients(settings);
+        this.clients = new SchedulerClients(settings, security);
         this.serializer = clients.valueSerializer();
         this.reader = new InputReader(clients.reader(), settings.cluster());
         this.recovery = new Recovery(settings, clients);

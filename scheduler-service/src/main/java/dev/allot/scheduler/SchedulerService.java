@@ -49,7 +49,9 @@ public class SchedulerService {
     private volatile SchedulerLoop loop;
 
     void onStart(@Observes StartupEvent event) {
-        loop = new SchedulerLoop(settings(), registry);
+        // kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config (PLAINTEXT when unset)
+        loop = new SchedulerLoop(settings(), registry, dev.allot.edge.security.KafkaSecurity.from(
+                key -> org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue(key, String.class)));
         loop.start();
     }
 

@@ -4,13 +4,14 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.platform.commons.support.AnnotationSupport;
 
 /** JUnit extension behind {@link AllotInfra}: starts the shared infrastructure before the class. */
 public final class AllotInfraExtension implements BeforeAllCallback, ParameterResolver {
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        AllotInfrastructure.shared();
+        infra(context);
     }
 
     @Override
@@ -20,6 +21,13 @@ public final class AllotInfraExtension implements BeforeAllCallback, ParameterRe
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext extension) {
-        return AllotInfrastructure.shared();
+        return infra(extension);
+    }
+
+    private static AllotInfrastructure infra(ExtensionContext context) {
+        boolean secured = context.getTestClass()
+                .flatMap(type -> AnnotationSupport.findAnnotation(type, AllotInfra.class))
+                .map(AllotInfra::secured).orElse(false);
+        return secured ? AllotInfrastructure.secured() : AllotInfrastructure.shared();
     }
 }

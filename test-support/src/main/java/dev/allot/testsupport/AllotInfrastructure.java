@@ -2,6 +2,8 @@ package dev.allot.testsupport;
 
 import dev.allot.edge.EventReader;
 import dev.allot.edge.KafkaClients;
+import dev.allot.edge.security.KafkaAccess;
+import dev.allot.edge.security.KafkaSecurity;
 import dev.allot.schemas.catalogue.Topic;
 import dev.allot.schemas.catalogue.TopicCreator;
 import dev.allot.schemas.catalogue.Topics;
@@ -13,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.concurrent.CompletableFuture;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
@@ -29,10 +32,15 @@ import org.apache.kafka.common.test.TestKitNodes;
  * registry (a child process), both on loopback, started once per JVM and shared by every test in it.
  * With {@code -Dallot.infra=testcontainers} both run as containers instead ({@link ContainerInfrastructure}).
  * Every catalogue topic exists before the first test runs. Stopped by a shutdown hook.
+ *
+ * <p>{@link #secured()} is another instance: the broker of {@code bin/allot infra up} (SASL/SCRAM, the
+ * StandardAuthorizer and {@link KafkaAccess}' ACLs, see {@link LocalBroker}) with a registry of its own. Its
+ * {@link #clients()} authenticate as the super user; {@link #security(String)} gives a principal's credentials.
  */
 public final class AllotInfrastructure {
 
     private static volatile AllotInfrastructure shared;
+    private static volatile AllotInfrastructure securedShared;
 
     /** Where the broker and the registry run: {@code in-jvm} (the default) or {@code testcontainers}. */
     public static final String INFRA_PROPERTY = "allot.infra";
@@ -43,14 +51,80 @@ public final class AllotInfrastructure {
     private final Runnable stop;
     private final Duration startup;
     private final KafkaClients clients;
+    private final Function<String, KafkaSecurity> credentials;
 
     private AllotInfrastructure(String bootstrapServers, String registryUrl, String kind, Runnable stop, Duration startup) {
+        this(bootstrapServers, registryUrl, kind, stop, startup, user -> KafkaSecurity.PLAINTEXT);
+    }
+
+    private AllotInfrastructure(String bootstrapServers, String registryUrl, String kind, Runnable stop, Duration startup,
+                                Function<String, KafkaSecurity> credentials) {
         this.bootstrapServers = bootstrapServers;
         this.registryUrl = registryUrl;
         this.kind = kind;
         this.stop = stop;
         this.startup = startup;
-        this.clients = new KafkaClients(bootstrapServers, registryUrl);
+        this.credentials = credentials;
+        this.clients = new KafkaClients(bootstrapServers, registryUrl, credentials.apply(KafkaAccess.ADMIN));
+    }
+
+    /**
+     * The JVM-wide secured instance (SASL/SCRAM and ACLs, a registry of its own), started on first use. Only the
+     * tests that prove the security use it: the suite's default broker stays plaintext for speed.
+     */
+    public static AllotInfrastructure secured() {
+        AllotInfrastructure current = securedShared;
+        if (current == null) {
+            synchronized (AllotInfrastructure.class) {
+                current = securedShared;
+                if (current == null) {
+                    current = startSecured();
+                    securedShared = current;
+                    AllotInfrastructure stopping = current;
+                    Runtime.getRuntime().addShutdownHook(new Thread(stopping::stop, "allot-secured-infra-stop"));
+                }
+            }
+        }
+        return current;
+    }
+
+    private static AllotInfrastructure startSecured() {
+        long began = System.nanoTime();
+        Path workDir = workDir();
+        CompletableFuture<SchemaRegistryProcess> registry =
+                CompletableFuture.supplyAsync(() -> SchemaRegistryProcess.start(workDir));
+        SecuredBroker kafka;
+        try {
+            kafka = SecuredBroker.start(workDir);
+        } catch (RuntimeException e) {
+            registry.thenAccept(SchemaRegistryProcess::close);
+            throw e;
+        }
+        try {
+            SchemaRegistryProcess started = registry.join();
+            return new AllotInfrastructure(kafka.bootstrapServers(), started.url(), "in-jvm-secured", () -> {
+                started.close();
+                kafka.close();
+            }, Duration.ofNanos(System.nanoTime() - began), kafka::security);
+        } catch (RuntimeException e) {
+            kafka.close();
+            throw e;
+        }
+    }
+
+    /** True for {@link #secured()}: clients must authenticate, and ACLs decide. */
+    public boolean isSecured() {
+        return credentials.apply(KafkaAccess.ADMIN).authenticated();
+    }
+
+    /** How {@code user} (a {@link KafkaAccess} principal or {@link KafkaAccess#ADMIN}) authenticates here. */
+    public KafkaSecurity security(String user) {
+        return credentials.apply(user);
+    }
+
+    /** The edge's client builder for this broker and registry, authenticated as {@code user}. */
+    public KafkaClients clientsAs(String user) {
+        return new KafkaClients(bootstrapServers, registryUrl, security(user));
     }
 
     /** The JVM-wide instance, started on first use (broker and registry start in parallel). */

@@ -39,12 +39,11 @@ final class ContainerInfrastructure implements AutoCloseable {
                 System.getProperty("allot.infra.kafka-image", "allot/kafka:4.1.2")))
                 .withNetworkMode("host")
                 .withLabels(Map.of(LABEL, "testcontainers"))
-                .withEnv("KAFKA_LISTENERS", "PLAINTEXT://127.0.0.1:" + kafkaPort + ",CONTROLLER://127.0.0.1:" + controllerPort)
-                .withEnv("KAFKA_ADVERTISED_LISTENERS", "PLAINTEXT://localhost:" + kafkaPort)
-                .withEnv("KAFKA_CONTROLLER_QUORUM_VOTERS", "1@127.0.0.1:" + controllerPort)
-                .withEnv("KAFKA_OFFSETS_TOPIC_NUM_PARTITIONS", "3")
-                .withEnv("KAFKA_TRANSACTION_STATE_LOG_NUM_PARTITIONS", "3")
-                .withEnv("KAFKA_NUM_PARTITIONS", "1")
+                // the image's broker is LocalBroker's, plaintext (no principals' secrets mounted)
+                .withEnv("ALLOT_KAFKA_PORT", String.valueOf(kafkaPort))
+                .withEnv("ALLOT_KAFKA_CONTROLLER_PORT", String.valueOf(controllerPort))
+                .withEnv("ALLOT_KAFKA_LISTEN_HOST", "127.0.0.1")
+                .withEnv("ALLOT_KAFKA_ADVERTISED_HOST", "localhost")
                 // the port wait strategies need mapped ports, which the host network has not: ask from inside
                 .waitingFor(Wait.forSuccessfulCommand("bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + kafkaPort + "'")
                         .withStartupTimeout(STARTUP));

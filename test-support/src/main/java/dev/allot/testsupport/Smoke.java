@@ -31,7 +31,8 @@ public final class Smoke {
         String registry = args.length > 1 ? args[1] : "http://127.0.0.1:8080";
         Topic<String, JobRequest> topic = new Topic<>("allot-smoke-" + UUID.randomUUID().toString().substring(0, 8),
                 String.class, JobRequest.class, 1, Topic.CleanupPolicy.DELETE, "job id");
-        KafkaClients kafka = new KafkaClients(bootstrap, registry);
+        // ALLOT_KAFKA_CONFIG: a client properties file (bin/allot smoke gives it the admin's: it creates a topic)
+        KafkaClients kafka = new KafkaClients(bootstrap, registry, dev.allot.edge.security.KafkaSecurity.fromEnvironment());
         try (Admin admin = kafka.admin()) {
             TopicCreator.createTopics(admin, List.of(topic), (short) 1);
             try {

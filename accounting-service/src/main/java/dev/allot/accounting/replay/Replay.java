@@ -60,7 +60,8 @@ public final class Replay {
     private final PrintStream progress;
 
     public Replay(String bootstrap, String registry, AccountingTopics topics, long windowMillis, PrintStream progress) {
-        this.kafka = new KafkaClients(bootstrap, registry);
+        // ALLOT_KAFKA_CONFIG: a client properties file (bin/allot replay gives it the analyst's)
+        this.kafka = new KafkaClients(bootstrap, registry, dev.allot.edge.security.KafkaSecurity.fromEnvironment());
         this.topics = topics;
         this.windowMillis = windowMillis;
         this.progress = progress;

@@ -45,7 +45,7 @@ public final class AccountingStreamsMain {
                 .withEmitInterval(Duration.ofMillis(Long.getLong("allot.emit-interval-ms", 1000)));
         KafkaStreams streams = new KafkaStreams(
                 AccountingTopology.build(settings, topics, AccountingSerdes.registry(registry), AccountingListener.NONE),
-                streamsConfig(new KafkaClients(bootstrap, registry), System.getProperty("allot.app-id", "allot-accounting"),
+                streamsConfig(new KafkaClients(bootstrap, registry, dev.allot.edge.security.KafkaSecurity.fromEnvironment()), System.getProperty("allot.app-id", "allot-accounting"),
                         System.getProperty("allot.state-dir", System.getProperty("java.io.tmpdir") + "/allot-accounting-main"),
                         Integer.getInteger("allot.threads", 1)));
         CountDownLatch done = new CountDownLatch(1);

@@ -1,8 +1,10 @@
 package dev.allot.budget.kafka;
 
 import dev.allot.edge.KafkaClients;
+import dev.allot.edge.security.KafkaSecurity;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Where the broker and the registry are, how long a write may wait, and the Kafka clients built from that. */
@@ -33,7 +35,9 @@ public class KafkaSettings {
             synchronized (this) {
                 current = clients;
                 if (current == null) {
-                    current = new KafkaClients(bootstrapServers, registryUrl);
+                    // kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config (PLAINTEXT when unset)
+                    current = new KafkaClients(bootstrapServers, registryUrl, KafkaSecurity.from(
+                            key -> ConfigProvider.getConfig().getOptionalValue(key, String.class)));
                     clients = current;
                 }
             }

@@ -40,7 +40,9 @@ class ComposeFilesTest {
                 "scheduler-service", "accounting-service", "node-agent-1", "node-agent-2", "prometheus", "grafana");
         assertThat(map(map(compose.get("networks")).get("default")).get("driver")).isEqualTo("bridge");
         services.forEach((name, s) -> assertThat(s).as(name).doesNotContainKey("network_mode"));
-        assertThat(map(compose.get("secrets")).keySet()).containsExactlyInAnyOrder("allot-kafka-sasl", "allot-signing-key");
+        assertThat(map(compose.get("secrets")).keySet()).containsExactlyInAnyOrder("allot-kafka-admin",
+                "allot-kafka-budget-service", "allot-kafka-scheduler-service", "allot-kafka-accounting-service",
+                "allot-kafka-node-agent", "allot-signing-key");
         Map<String, Integer> ports = localPorts();
         services.forEach((name, s) -> {
             String module = module(s);
@@ -52,8 +54,17 @@ class ComposeFilesTest {
             assertThat(env.get("ALLOT_REGISTRY_URL")).as(name).isEqualTo("http://registry:8080");
             assertThat(env.get("QUARKUS_HTTP_PORT")).as(name).isEqualTo(String.valueOf(ports.get(module)));
             assertThat(map(s.get("depends_on")).keySet()).as(name).contains("topics", "registry");
-            assertThat(list(s.get("secrets"))).as(name).contains("allot-kafka-sasl");
+            // its own Kafka principal's secret only, where QUARKUS_CONFIG_LOCATIONS reads it
+            assertThat(env.get("QUARKUS_CONFIG_LOCATIONS")).as(name).isEqualTo("/run/secrets/allot-kafka.properties");
+            List<String> kafkaSecrets = list(s.get("secrets")).stream().filter(x -> x instanceof Map<?, ?>)
+                    .map(x -> String.valueOf(((Map<?, ?>) x).get("source")) + " -> " + ((Map<?, ?>) x).get("target")).toList();
+            assertThat(kafkaSecrets).as(name).containsExactly("allot-kafka-" + module + " -> allot-kafka.properties");
+            assertThat(list(s.get("secrets"))).as(name).noneMatch(x -> String.valueOf(x).startsWith("allot-kafka-"));
         });
+        assertThat(list(services.get("kafka").get("secrets"))).containsExactlyInAnyOrder("allot-kafka-admin",
+                "allot-kafka-budget-service", "allot-kafka-scheduler-service", "allot-kafka-accounting-service",
+                "allot-kafka-node-agent");
+        assertThat(list(services.get("topics").get("secrets"))).containsExactly("allot-kafka-admin");
         assertThat(list(services.get("budget-service").get("secrets"))).contains("allot-signing-key");
         assertThat(list(services.get("grafana").get("profiles"))).containsExactly("grafana");
         assertThat(list(services.get("grafana").get("volumes")).toString()).contains("../deploy/grafana:");

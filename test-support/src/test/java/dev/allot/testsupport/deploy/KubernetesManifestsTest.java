@@ -204,6 +204,34 @@ class KubernetesManifestsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"overlays/dev", "overlays/prod"})
+    void everyServiceAuthenticatesToKafkaAsItsOwnPrincipalFromTheSecret_andSeesNoOthersCredentials(String overlay) {
+        List<JsonNode> objects = Rendered.objects(overlay);
+        JsonNode config = Rendered.ofKind(objects, "ConfigMap").stream().filter(c -> Rendered.name(c).equals("allot-config"))
+                .findFirst().orElseThrow().path("data");
+        assertThat(config.path("KAFKA_SECURITY_PROTOCOL").asText()).isEqualTo("SASL_PLAINTEXT");
+        assertThat(config.path("KAFKA_SASL_MECHANISM").asText()).isEqualTo("SCRAM-SHA-512");
+        JsonNode secret = Rendered.ofKind(objects, "Secret").stream().filter(c -> Rendered.name(c).equals("allot-kafka-sasl"))
+                .findFirst().orElseThrow();
+        for (JsonNode w : workloads(objects)) {
+            String app = app(w);
+            JsonNode jaas = null;
+            for (JsonNode e : podSpec(w).path("containers").get(0).path("env")) {
+                if (e.path("name").asText().equals("KAFKA_SASL_JAAS_CONFIG")) {
+                    jaas = e.path("valueFrom").path("secretKeyRef");
+                }
+            }
+            assertThat(jaas).as(id(w) + " takes KAFKA_SASL_JAAS_CONFIG from a secret").isNotNull();
+            assertThat(jaas.path("name").asText()).as(id(w)).isEqualTo("allot-kafka-sasl");
+            assertThat(jaas.path("key").asText()).as(id(w)).isEqualTo(app + ".sasl.jaas.config");
+            String value = secret.path("stringData").path(app + ".sasl.jaas.config").asText();
+            assertThat(value).as(id(w)).contains("username=\"" + app + "\"");
+            assertThat(podSpec(w).findValues("secretName").stream().map(JsonNode::asText)).as(id(w)
+                    + " mounts no other principal's credentials").doesNotContain("allot-kafka-sasl");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"overlays/dev", "overlays/prod"})
     void everyConfigMapAndSecretReferencedExistsAndEverythingIsInTheAllotNamespace(String overlay) {
         List<JsonNode> objects = Rendered.objects(overlay);
         Set<String> defined = objects.stream().filter(o -> Set.of("ConfigMap", "Secret").contains(o.path("kind").asText()))

@@ -1,0 +1,296 @@
+package dev.allot.testsupport;
+
+import dev.allot.edge.security.KafkaAccess;
+import dev.allot.edge.security.KafkaSecurity;
+import dev.allot.schemas.catalogue.TopicCreator;
+import dev.allot.schemas.catalogue.Topics;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+
+/**
+ * A single-node KRaft broker's directory, the one recipe behind {@code bin/allot infra up} and the tests'
+ * secured broker ({@link SecuredBroker}): {@code server.properties}, the SCRAM credentials of every
+ * principal in {@link KafkaAccess} (one Kafka client properties file each under {@code credentials/},
+ * mode 0600, generated once), the storage formatted with those credentials ({@code kafka-storage format
+ * --add-scram}), and, once the broker runs, the catalogue topics and the ACL table.
+ *
+ * <p>Secured: a {@code SASL_PLAINTEXT} listener with SCRAM-SHA-512 for clients and the broker itself, the
+ * controller listener with SASL/PLAIN for the broker's own principal only ({@value KafkaAccess#ADMIN}, the
+ * one super user), the {@code StandardAuthorizer} with {@code allow.everyone.if.no.acl.found=false}.
+ * Plaintext: no authentication, no authorizer (the test suite's default, {@code ALLOT_KAFKA_SECURITY=plaintext}).
+ *
+ * <p>{@code LocalBroker prepare DIR PORT CONTROLLER_PORT secured|plaintext} and {@code LocalBroker setup BOOTSTRAP}
+ * are what {@code bin/allot infra up} (and the broker image of compose) runs around {@code kafka.Kafka}.
+ */
+public final class LocalBroker {
+
+    private final Path dir;
+    private final int port;
+    private final int controllerPort;
+    private final boolean secured;
+    private final String listenHost;
+    private final String advertisedHost;
+
+    /** A broker on loopback only. */
+    public LocalBroker(Path dir, int port, int controllerPort, boolean secured) {
+        this(dir, port, controllerPort, secured, "127.0.0.1", "127.0.0.1");
+    }
+
+    /** @param listenHost where it binds ({@code 0.0.0.0} in a container); @param advertisedHost how clients reach it */
+    public LocalBroker(Path dir, int port, int controllerPort, boolean secured, String listenHost, String advertisedHost) {
+        this.dir = dir;
+        this.port = port;
+        this.controllerPort = controllerPort;
+        this.secured = secured;
+        this.listenHost = listenHost;
+        this.advertisedHost = advertisedHost;
+    }
+
+    public String bootstrapServers() {
+        return advertisedHost + ":" + port;
+    }
+
+    public Path serverProperties() {
+        return dir.resolve("server.properties");
+    }
+
+    public Path credentialsDir() {
+        return dir.resolve("credentials");
+    }
+
+    /** The client properties file of one user ({@code credentials/<user>.properties}). */
+    public Path credentialsFile(String user) {
+        return credentialsDir().resolve(user + ".properties");
+    }
+
+    /** How {@code user} authenticates to this broker ({@link KafkaSecurity#PLAINTEXT} when not secured). */
+    public KafkaSecurity security(String user) {
+        if (!secured) {
+            return KafkaSecurity.PLAINTEXT;
+        }
+        return KafkaSecurity.fromClientProperties(KafkaSecurity.load(credentialsFile(user)));
+    }
+
+    /**
+     * Writes the credentials (kept if present), {@code server.properties} and formats the storage if it is
+     * not yet. Refuses storage formatted in the other mode: its SCRAM credentials (or their absence) are
+     * fixed at format time.
+     */
+    public void prepare() throws IOException {
+        Files.createDirectories(dir);
+        Path data = dir.resolve("data");
+        Path mode = dir.resolve("security");
+        String wanted = secured ? "scram" : "plaintext";
+        boolean formatted = Files.exists(data.resolve("meta.properties"));
+        if (formatted) {
+            String was = Files.exists(mode) ? Files.readString(mode).strip() : "plaintext";
+            if (!was.equals(wanted)) {
+                throw new IllegalStateException("the broker's storage in " + data + " was formatted " + was
+                        + " and " + wanted + " is asked; 'bin/allot infra reset' deletes it (or set ALLOT_KAFKA_SECURITY="
+                        + was + ")");
+            }
+        }
+        Map<String, String> passwords = secured ? credentials() : Map.of();
+        writeProperties(serverProperties(), serverConfig(passwords.get(KafkaAccess.ADMIN)));
+        if (!formatted) {
+            format(passwords);
+            Files.writeString(mode, wanted + "\n");
+        }
+    }
+
+    /** The broker's configuration. */
+    Map<String, String> serverConfig(String adminPassword) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("process.roles", "broker,controller");
+        c.put("node.id", "1");
+        c.put("controller.quorum.voters", "1@" + advertisedHost + ":" + controllerPort);
+        c.put("controller.listener.names", "CONTROLLER");
+        c.put("log.dirs", dir.resolve("data").toString());
+        c.put("num.partitions", "1");
+        c.put("offsets.topic.replication.factor", "1");
+        c.put("offsets.topic.num.partitions", "3");
+        c.put("transaction.state.log.replication.factor", "1");
+        c.put("transaction.state.log.min.isr", "1");
+        c.put("transaction.state.log.num.partitions", "3");
+        c.put("share.coordinator.state.topic.replication.factor", "1");
+        c.put("group.initial.rebalance.delay.ms", "0");
+        c.put("auto.create.topics.enable", "false");
+        if (!secured) {
+            c.put("listeners", "PLAINTEXT://" + listenHost + ":" + port + ",CONTROLLER://" + listenHost + ":" + controllerPort);
+            c.put("advertised.listeners", "PLAINTEXT://" + advertisedHost + ":" + port);
+            c.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+            c.put("inter.broker.listener.name", "PLAINTEXT");
+            return c;
+        }
+        c.put("listeners", "SASL_PLAINTEXT://" + listenHost + ":" + port + ",CONTROLLER://" + listenHost + ":"
+                + controllerPort);
+        c.put("advertised.listeners", "SASL_PLAINTEXT://" + advertisedHost + ":" + port);
+        c.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
+        c.put("inter.broker.listener.name", "SASL_PLAINTEXT");
+        c.put("sasl.enabled.mechanisms", KafkaSecurity.SCRAM_MECHANISM);
+        c.put("sasl.mechanism.inter.broker.protocol", KafkaSecurity.SCRAM_MECHANISM);
+        c.put("listener.name.sasl_plaintext." + KafkaSecurity.SCRAM_MECHANISM.toLowerCase() + ".sasl.jaas.config",
+                KafkaSecurity.jaas("org.apache.kafka.common.security.scram.ScramLoginModule", KafkaAccess.ADMIN,
+                        adminPassword));
+        // SCRAM credentials live in the metadata log, which a controller cannot read before it is up: the
+        // controller listener uses PLAIN with the one user it knows from its own configuration.
+        c.put("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
+        c.put("sasl.mechanism.controller.protocol", "PLAIN");
+        c.put("listener.name.controller.plain.sasl.jaas.config",
+                KafkaSecurity.jaas("org.apache.kafka.common.security.plain.PlainLoginModule", KafkaAccess.ADMIN,
+                        adminPassword).replaceFirst(";$", " user_" + KafkaAccess.ADMIN + "=\"" + adminPassword + "\";"));
+        c.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+        c.put("allow.everyone.if.no.acl.found", "false");
+        c.put("super.users", "User:" + KafkaAccess.ADMIN);
+        return c;
+    }
+
+    /** Every user's password, generated on first use and kept in its client properties file. */
+    private Map<String, String> credentials() throws IOException {
+        Path credentials = credentialsDir();
+        Files.createDirectories(credentials);
+        Files.setPosixFilePermissions(credentials, PosixFilePermissions.fromString("rwx------"));
+        Map<String, String> passwords = new LinkedHashMap<>();
+        SecureRandom random = new SecureRandom();
+        for (String user : KafkaAccess.users()) {
+            Path file = credentialsFile(user);
+            String password;
+            if (Files.exists(file)) {
+                password = passwordIn(KafkaSecurity.load(file).getProperty("sasl.jaas.config", ""), file);
+            } else {
+                byte[] secret = new byte[24];
+                random.nextBytes(secret);
+                password = HexFormat.of().formatHex(secret);
+            }
+            passwords.put(user, password);
+            // rewritten every time: the port may have changed
+            Properties client = new Properties();
+            KafkaSecurity.scram(user, password).clientConfig().forEach((k, v) -> client.setProperty(k, v.toString()));
+            client.setProperty("bootstrap.servers", bootstrapServers());
+            writeProperties(file, toMap(client));
+        }
+        return passwords;
+    }
+
+    private static String passwordIn(String jaas, Path file) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("password=\"([^\"]*)\"").matcher(jaas);
+        if (!m.find()) {
+            throw new IllegalStateException(file + " has no password in its sasl.jaas.config");
+        }
+        return m.group(1);
+    }
+
+    private void format(Map<String, String> passwords) throws IOException {
+        Path clusterIdFile = dir.resolve("cluster.id");
+        if (!Files.exists(clusterIdFile)) {
+            Files.writeString(clusterIdFile, Uuid.randomUuid().toString());
+        }
+        List<String> args = new ArrayList<>(List.of("format", "-t", Files.readString(clusterIdFile).strip(), "-c",
+                serverProperties().toString()));
+        passwords.forEach((user, password) -> {
+            args.add("--add-scram");
+            args.add(KafkaSecurity.SCRAM_MECHANISM + "=[name=" + user + ",password=" + password + "]");
+        });
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        int rc = kafka.tools.StorageTool.execute(args.toArray(String[]::new), new PrintStream(out, true,
+                StandardCharsets.UTF_8));
+        if (rc != 0) {
+            throw new IllegalStateException("kafka storage format failed (" + rc + "): " + out.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** Creates the catalogue topics and, when secured, the ACL table; as the super user. Idempotent. */
+    public void setUp() {
+        setUp(bootstrapServers(), security(KafkaAccess.ADMIN));
+    }
+
+    /**
+     * Creates the catalogue topics and, when {@code admin} authenticates (a secured broker), the ACL table of
+     * {@link KafkaAccess}. Idempotent. For any broker: {@code bin/allot infra up}'s, compose's, a cluster's.
+     */
+    public static void setUp(String bootstrapServers, KafkaSecurity admin) {
+        Map<String, Object> config = new LinkedHashMap<>(admin.clientConfig());
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        try (Admin client = Admin.create(config)) {
+            TopicCreator.createTopics(client, Topics.ALL, (short) 1);
+            if (admin.authenticated()) {
+                client.createAcls(KafkaAccess.all()).all().get();
+            }
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("could not create the ACLs: " + e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Map<String, String> toMap(Properties properties) {
+        Map<String, String> map = new LinkedHashMap<>();
+        properties.stringPropertyNames().stream().sorted().forEach(k -> map.put(k, properties.getProperty(k)));
+        return map;
+    }
+
+    /** Writes {@code key=value} lines (values escaped as {@link Properties} reads them); mode 0600 (they hold passwords). */
+    private static void writeProperties(Path file, Map<String, String> values) throws IOException {
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.deleteIfExists(tmp);
+        Files.createFile(tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        try (Writer out = Files.newBufferedWriter(tmp)) {
+            for (Map.Entry<String, String> e : values.entrySet()) {
+                out.write(e.getKey() + "=" + e.getValue().replace("\\", "\\\\") + "\n");
+            }
+        }
+        Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * {@code prepare DIR PORT CONTROLLER_PORT secured|plaintext [LISTEN_HOST [ADVERTISED_HOST]]}, or
+     * {@code setup BOOTSTRAP}: topics and ACLs, as the client {@code ALLOT_KAFKA_CONFIG} names (the admin's
+     * client properties; unset: plaintext, topics only).
+     */
+    public static void main(String[] args) throws Exception {
+        try {
+            if (args.length == 2 && args[0].equals("setup")) {
+                KafkaSecurity admin = KafkaSecurity.fromEnvironment();
+                setUp(args[1], admin);
+                Topics.ALL.forEach(t -> System.out.printf("%-16s partitions=%d cleanup=%s key=%s value=%s%n", t.name(),
+                        t.partitions(), t.cleanupPolicy().kafkaName(), t.keyMeaning(), t.valueType().getSimpleName()));
+                if (admin.authenticated()) {
+                    System.out.print(KafkaAccess.markdownTable());
+                }
+                return;
+            }
+            if (args.length < 5 || args.length > 7 || !args[0].equals("prepare")
+                    || !(args[4].equals("secured") || args[4].equals("plaintext"))) {
+                System.err.println("usage: LocalBroker prepare DIR PORT CONTROLLER_PORT secured|plaintext"
+                        + " [LISTEN_HOST [ADVERTISED_HOST]] | setup BOOTSTRAP   (ALLOT_KAFKA_CONFIG: the admin's client properties)");
+                System.exit(2);
+            }
+            String listen = args.length > 5 ? args[5] : "127.0.0.1";
+            String advertised = args.length > 6 ? args[6] : listen;
+            new LocalBroker(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
+                    args[4].equals("secured"), listen, advertised).prepare();
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(1);
+        }
+    }
+}
