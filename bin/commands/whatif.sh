@@ -20,7 +20,11 @@ if [ ! -f "$SIM_JAR" ] || [ -n "$(find "$ALLOT_ROOT/scheduler-core/src" "$ALLOT_
 fi
 whatif_args=(--bootstrap "${ALLOT_BOOTSTRAP:-127.0.0.1:$KAFKA_PORT}" --registry "${ALLOT_REGISTRY_URL:-http://127.0.0.1:$REGISTRY_PORT}")
 case " $* " in *" --out "*|*" --out="*) ;; *) whatif_args+=(--out "$ALLOT_HOME/whatif") ;; esac
-# a secured broker's client properties, if the environment names them (an explicit --kafka-config comes later and wins)
+# a secured broker's client properties: the environment's, else the local broker's read-only analyst when it has
+# one (an explicit --kafka-config comes later and wins)
+if [ -z "${ALLOT_KAFKA_CONFIG:-}" ] && [ "$KAFKA_SECURITY" != plaintext ] && [ -f "$KAFKA_CREDENTIALS_DIR/analyst.properties" ]; then
+  ALLOT_KAFKA_CONFIG="$KAFKA_CREDENTIALS_DIR/analyst.properties"
+fi
 if [ -n "${ALLOT_KAFKA_CONFIG:-}" ]; then whatif_args+=(--kafka-config "$ALLOT_KAFKA_CONFIG"); fi
 if [ -z "${COLUMNS:-}" ] && [ -t 1 ]; then COLUMNS=$(tput cols 2>/dev/null || echo 120); fi
 export COLUMNS="${COLUMNS:-120}"
