@@ -39,6 +39,10 @@ public class AgentRuntime {
     @Inject
     MeterRegistry meterRegistry;
 
+    /** Where Quarkus says which port the HTTP server bound (a test's random port included). */
+    @Inject
+    jakarta.enterprise.inject.Instance<io.quarkus.value.registry.ValueRegistry> valueRegistry;
+
     @ConfigProperty(name = "kafka.bootstrap.servers", defaultValue = "127.0.0.1:9092")
     String bootstrapServers;
 
@@ -129,10 +133,12 @@ public class AgentRuntime {
      */
     private String localUrl() {
         org.eclipse.microprofile.config.Config all = org.eclipse.microprofile.config.ConfigProvider.getConfig();
-        boolean test = io.quarkus.runtime.LaunchMode.current() == io.quarkus.runtime.LaunchMode.TEST;
-        String port = test ? System.getProperty("quarkus.http.test-port")
-                : all.getOptionalValue("quarkus.http.port", String.class).orElse("8084");
-        if (port == null || port.equals("0")) {
+        Integer port = valueRegistry.isResolvable()
+                ? valueRegistry.get().getOrDefault(io.quarkus.vertx.http.HttpServer.HTTP_PORT, null) : null;
+        if (port == null) {
+            port = all.getOptionalValue("quarkus.http.port", Integer.class).orElse(8084);
+        }
+        if (port <= 0) {
             return null;
         }
         String host = all.getOptionalValue("quarkus.http.host", String.class).orElse("0.0.0.0");
