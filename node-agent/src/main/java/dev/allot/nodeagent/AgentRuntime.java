@@ -89,7 +89,7 @@ public class AgentRuntime {
                     state.nextEpoch(nodeIds.get(i), clock.millis())));
         }
         JobSandbox sandbox = JobSandbox.configured(config.runAs(), config.jobPath());
-        if (!sandbox.reachable(state.checkpointDir("_probe", 0).getParent().getParent())) {
+        if (!sandbox.reachable(state.root())) {
             LOG.warnf("jobs run as %s, who cannot reach %s: they will not be able to write checkpoint markers; put"
                     + " allot.agent.state-dir where that user can pass through (every parent o+x)", sandbox.describe(),
                     state.root());
