@@ -2,6 +2,7 @@ package dev.allot.budget;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
 import com.sun.net.httpserver.HttpServer;
@@ -86,7 +87,7 @@ class JobOutputCredentialTest {
             Files.writeString(SECRET_FILE, "rotated-" + secret + "\n");
             Files.setLastModifiedTime(SECRET_FILE, java.nio.file.attribute.FileTime.from(Instant.now().plusSeconds(5)));
             Api.as("erin").when().get("/jobs/" + id + "/logs").then().statusCode(502)
-                    .body("message", org.hamcrest.Matchers.containsString("refused this service's credential"));
+                    .body("message", containsString("refused this service's credential"));
         } finally {
             agent.stop(0);
         }

@@ -51,8 +51,8 @@ class RecordMapperTest {
 
     @Test
     void given_secret_references_when_mapped_then_the_launch_env_carries_them_as_secret_entries_by_name_only() {
-        JobSubmitted s = (JobSubmitted) submission(CLUSTER).getPayload();
-        s.setSecretEnv(Map.of("WANDB_API_KEY", "wandb"));
+        JobSubmitted s = JobSubmitted.newBuilder((JobSubmitted) submission(CLUSTER).getPayload())
+                .setSecretEnv(Map.of("WANDB_API_KEY", "wandb")).build();
 
         List<Input> inputs = mapper.map(new JobRequest("e1", T, s), NOW, knows);
 
