@@ -70,6 +70,13 @@ public interface AgentConfig {
      */
     Optional<String> runAs();
 
+    /**
+     * {@code FIRST-LAST} (e.g. {@code 200000-265535}): a root agent runs each replica as a uid (and gid) of its own
+     * from this range, with no user database entry, instead of {@code run-as}: jobs on one node cannot read each
+     * other's environment, dirs or processes. Unset: {@code run-as}.
+     */
+    Optional<String> jobUids();
+
     /** {@code PATH} of a job (its own env may set another). */
     @WithDefault("/usr/local/bin:/usr/bin:/bin")
     String jobPath();

@@ -88,7 +88,7 @@ public class AgentRuntime {
             nodes.add(new HostedNode(nodeIds.get(i), config.cluster(), backends[i],
                     state.nextEpoch(nodeIds.get(i), clock.millis())));
         }
-        JobSandbox sandbox = JobSandbox.configured(config.runAs(), config.jobPath());
+        JobSandbox sandbox = JobSandbox.configured(config.runAs(), config.jobUids(), config.jobPath());
         if (!sandbox.reachable(state.root())) {
             LOG.warnf("jobs run as %s, who cannot reach %s: they will not be able to write checkpoint markers; put"
                     + " allot.agent.state-dir where that user can pass through (every parent o+x)", sandbox.describe(),

@@ -360,6 +360,11 @@ public final class NodeAgent {
                         LOG.warnf(e, "could not forget %s in the process ledger", replica.key());
                     }
                 }
+                try {
+                    launcher.finished(replica.key());
+                } catch (RuntimeException e) {
+                    LOG.warnf(e, "could not take back the dirs of %s", replica.key());
+                }
                 replica.exitReported().complete(null);
                 startHeld(replica.key().nodeId());
             }

@@ -18,6 +18,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -57,6 +58,26 @@ public final class JobLauncher {
         if (command.getCommand().isEmpty()) {
             throw new IllegalArgumentException("empty command");
         }
+        Optional<JobSandbox.User> as = sandbox.lease(key);
+        try {
+            return launch(key, command, exitFile, now, as);
+        } catch (IOException | RuntimeException e) {
+            finished(key);
+            throw e;
+        }
+    }
+
+    /** The replica's exit was reported: with a uid of its own, its dirs go back to the agent and the uid is free. */
+    public void finished(ReplicaKey key) {
+        if (sandbox.isolatesReplicas()) {
+            sandbox.disown(state.checkpointDir(key.jobId(), key.replicaIndex()));
+            sandbox.disown(state.workDir(key.jobId(), key.replicaIndex()));
+        }
+        sandbox.release(key);
+    }
+
+    private RunningReplica launch(ReplicaKey key, StartJob command, Path exitFile, Instant now,
+                                  Optional<JobSandbox.User> as) throws IOException {
         Path log = logFile(key);
         Path checkpointDir = state.checkpointDir(key.jobId(), key.replicaIndex());
         Path workDir = state.workDir(key.jobId(), key.replicaIndex());
@@ -64,8 +85,8 @@ public final class JobLauncher {
         // Left by an earlier run of the same replica here: they are not about this one.
         Files.deleteIfExists(exitFile);
         Files.deleteIfExists(notice);
-        sandbox.own(checkpointDir);
-        sandbox.own(workDir);
+        sandbox.own(checkpointDir, as);
+        sandbox.own(workDir, as);
 
         Map<String, String> declared = new LinkedHashMap<>();
         Map<String, String> references = new LinkedHashMap<>();
@@ -100,14 +121,14 @@ public final class JobLauncher {
         }
         List<String> dropped = new ArrayList<>();
         // Allot's variables last: a job's env cannot fake its own GPUs, identity or token.
-        Map<String, String> env = sandbox.environment(workDir, declared, secretValues, allot, dropped);
+        Map<String, String> env = sandbox.environment(as, workDir, declared, secretValues, allot, dropped);
         if (!dropped.isEmpty()) {
             note(log, "env names " + dropped + " cannot be exported by a shell: left out");
         }
         if (!Supervisor.runnable(command.getCommand().get(0), env)) {
             throw refused(log, "cannot run '" + command.getCommand().get(0) + "': not an executable file or on PATH");
         }
-        ProcessBuilder builder = new ProcessBuilder(Supervisor.wrap(sandbox.wrap(command.getCommand()), exitFile));
+        ProcessBuilder builder = new ProcessBuilder(Supervisor.wrap(sandbox.wrap(command.getCommand(), as), exitFile));
         builder.environment().clear();
         builder.environment().putAll(JobSandbox.LAUNCH_ENV);
         builder.directory(workDir.toFile());

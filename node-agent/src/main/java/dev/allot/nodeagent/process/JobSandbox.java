@@ -48,18 +48,28 @@ public final class JobSandbox {
             exec "$@" </dev/null
             """;
 
-    /** A user jobs run as. */
-    public record User(String name, int uid, int gid) {
+    /** A user jobs run as; {@code named}: in the machine's user database (its groups are initialised). */
+    public record User(String name, int uid, int gid, boolean named) {
     }
 
     private final Optional<User> user;
     private final String setpriv;
     private final String jobPath;
+    /** {@code allot.agent.job-uids}: a uid of its own per running replica, from this range (inclusive). */
+    private final int firstUid;
+    private final int lastUid;
+    private final Map<ReplicaKey, User> leased = new java.util.concurrent.ConcurrentHashMap<>();
 
     private JobSandbox(Optional<User> user, String setpriv, String jobPath) {
+        this(user, setpriv, jobPath, 0, -1);
+    }
+
+    private JobSandbox(Optional<User> user, String setpriv, String jobPath, int firstUid, int lastUid) {
         this.user = user;
         this.setpriv = setpriv;
         this.jobPath = jobPath;
+        this.firstUid = firstUid;
+        this.lastUid = lastUid;
     }
 
     /** Jobs run as the agent's own user (an agent that is not root; tests that build the agent by hand). */
@@ -71,8 +81,11 @@ public final class JobSandbox {
      * From the configuration: {@code runAs} unset means {@code nobody} when the agent is root and the agent's own
      * user otherwise; {@code root} runs jobs as root (documented as a bad idea).
      */
-    public static JobSandbox configured(Optional<String> runAs, String jobPath) {
+    public static JobSandbox configured(Optional<String> runAs, Optional<String> jobUids, String jobPath) {
         boolean root = agentUid() == 0;
+        if (jobUids.isPresent() && !jobUids.get().isBlank()) {
+            return perReplicaUids(jobUids.get().strip(), root, jobPath);
+        }
         String name = runAs.map(String::strip).filter(s -> !s.isEmpty()).orElse(root ? "nobody" : null);
         if (name == null) {
             return new JobSandbox(Optional.empty(), null, jobPath);
@@ -90,31 +103,83 @@ public final class JobSandbox {
         if (name.equals("root")) {
             return new JobSandbox(Optional.empty(), null, jobPath);
         }
-        User resolved = new User(name, id("-u", name), id("-g", name));
+        User resolved = new User(name, id("-u", name), id("-g", name), true);
         if (resolved.uid() == 0) {
             throw new IllegalArgumentException("allot.agent.run-as=" + name + " has uid 0");
         }
-        String setpriv = List.of("/usr/bin/setpriv", "/bin/setpriv", "/usr/sbin/setpriv", "/sbin/setpriv").stream()
-                .filter(p -> Files.isExecutable(Path.of(p))).findFirst()
-                .orElseThrow(() -> new IllegalStateException("setpriv (util-linux) is needed to run jobs as " + name));
-        return new JobSandbox(Optional.of(resolved), setpriv, jobPath);
+        return new JobSandbox(Optional.of(resolved), setpriv(name), jobPath);
     }
 
-    /** The user jobs run as; empty when they run as the agent's own user. */
+    /** {@code FIRST-LAST}: every running replica gets a uid (and gid) of its own, with no user database entry. */
+    private static JobSandbox perReplicaUids(String range, boolean root, String jobPath) {
+        java.util.regex.Matcher m = Pattern.compile("(\\d+)-(\\d+)").matcher(range);
+        if (!m.matches() || Long.parseLong(m.group(1)) < 1000 || Long.parseLong(m.group(2)) > Integer.MAX_VALUE - 1
+                || Long.parseLong(m.group(1)) > Long.parseLong(m.group(2))) {
+            throw new IllegalArgumentException("allot.agent.job-uids must be FIRST-LAST with 1000 <= FIRST <= LAST,"
+                    + " e.g. 200000-265535, not '" + range + "'");
+        }
+        if (!root) {
+            throw new IllegalArgumentException("allot.agent.job-uids needs the agent to run as root");
+        }
+        return new JobSandbox(Optional.empty(), setpriv("per-replica uids"), jobPath, Integer.parseInt(m.group(1)),
+                Integer.parseInt(m.group(2)));
+    }
+
+    private static String setpriv(String forWhom) {
+        return List.of("/usr/bin/setpriv", "/bin/setpriv", "/usr/sbin/setpriv", "/sbin/setpriv").stream()
+                .filter(p -> Files.isExecutable(Path.of(p))).findFirst()
+                .orElseThrow(() -> new IllegalStateException("setpriv (util-linux) is needed to run jobs as " + forWhom));
+    }
+
+    private boolean perReplica() {
+        return lastUid >= firstUid;
+    }
+
+    /** The user the replica runs as (empty: the agent's own); with per-replica uids, one no running replica has. */
+    public synchronized Optional<User> lease(ReplicaKey key) {
+        if (!perReplica()) {
+            return user;
+        }
+        java.util.Set<Integer> taken = new java.util.HashSet<>();
+        leased.values().forEach(u -> taken.add(u.uid()));
+        for (long uid = firstUid; uid <= lastUid; uid++) {
+            if (!taken.contains((int) uid)) {
+                User u = new User("allot-job-" + uid, (int) uid, (int) uid, false);
+                leased.put(key, u);
+                return Optional.of(u);
+            }
+        }
+        throw new IllegalStateException("every uid of allot.agent.job-uids " + firstUid + "-" + lastUid + " is in use");
+    }
+
+    /** The replica has exited: its uid is free again (after its dirs went back to the agent, see {@link #disown}). */
+    public synchronized void release(ReplicaKey key) {
+        leased.remove(key);
+    }
+
+    /** Whether each replica gets a uid of its own (and its dirs go back to the agent when it ends). */
+    public boolean isolatesReplicas() {
+        return perReplica();
+    }
+
+    /** The user jobs run as; empty when they run as the agent's own user (or each as its own uid). */
     public Optional<User> user() {
         return user;
     }
 
     /** Who jobs run as, for logs. */
     public String describe() {
+        if (perReplica()) {
+            return "a uid of its own per replica (" + firstUid + "-" + lastUid + ")";
+        }
         return user.map(u -> u.name() + " (uid " + u.uid() + ")").orElse("the agent's own user");
     }
 
-    /** The argv that runs {@code command} as the job's user, its environment read from stdin. */
-    public List<String> wrap(List<String> command) {
+    /** The argv that runs {@code command} as {@code as}, its environment read from stdin. */
+    public List<String> wrap(List<String> command, Optional<User> as) {
         List<String> argv = new ArrayList<>();
-        user.ifPresent(u -> argv.addAll(List.of(setpriv, "--reuid=" + u.uid(), "--regid=" + u.gid(), "--init-groups",
-                "--")));
+        as.ifPresent(u -> argv.addAll(List.of(setpriv, "--reuid=" + u.uid(), "--regid=" + u.gid(),
+                u.named() ? "--init-groups" : "--clear-groups", "--")));
         argv.addAll(List.of("/bin/sh", "-c", LOADER, "allot-job"));
         argv.addAll(command);
         return argv;
@@ -125,12 +190,12 @@ public final class JobSandbox {
      * own env, then its secrets, then Allot's variables, which win. Names that a shell cannot export are
      * dropped (returned in {@code dropped}).
      */
-    public Map<String, String> environment(Path home, Map<String, String> declared, Map<String, String> secrets,
-                                           Map<String, String> allot, List<String> dropped) {
+    public Map<String, String> environment(Optional<User> as, Path home, Map<String, String> declared,
+                                           Map<String, String> secrets, Map<String, String> allot, List<String> dropped) {
         Map<String, String> env = new java.util.LinkedHashMap<>();
         env.put("PATH", jobPath);
         env.put("HOME", home.toString());
-        user.ifPresent(u -> {
+        as.ifPresent(u -> {
             env.put("USER", u.name());
             env.put("LOGNAME", u.name());
         });
@@ -158,15 +223,33 @@ public final class JobSandbox {
      * Makes {@code dir} the job user's own (mode 0700), its contents too (never following a link: the job may
      * have planted some). Without a separate user, only the mode is set.
      */
-    public void own(Path dir) {
+    public void own(Path dir, Optional<User> as) {
         try {
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
-            if (user.isEmpty()) {
-                return;
+            if (as.isPresent()) {
+                chown(dir, as.get().uid(), as.get().gid());
             }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot give " + dir + " to the job's user", e);
+        }
+    }
+
+    /** Gives {@code dir} and its contents back to the agent (a uid freed for the next replica must not reach them). */
+    public void disown(Path dir) {
+        try {
+            if (Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+                chown(dir, 0, 0);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot give " + dir + " back to the agent", e);
+        }
+    }
+
+    private static void chown(Path dir, int uid, int gid) throws IOException {
+        {
             var lookup = dir.getFileSystem().getUserPrincipalLookupService();
-            var owner = lookup.lookupPrincipalByName(Integer.toString(user.get().uid()));
-            var group = lookup.lookupPrincipalByGroupName(Integer.toString(user.get().gid()));
+            var owner = lookup.lookupPrincipalByName(Integer.toString(uid));
+            var group = lookup.lookupPrincipalByGroupName(Integer.toString(gid));
             try (var walk = Files.walk(dir)) {
                 for (Path p : (Iterable<Path>) walk::iterator) {
                     PosixFileAttributeView view = Files.getFileAttributeView(p, PosixFileAttributeView.class,
@@ -175,18 +258,17 @@ public final class JobSandbox {
                     view.setGroup(group);
                 }
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot give " + dir + " to the job's user", e);
         }
     }
 
     /** Whether the job's user can reach (traverse) {@code dir}: a real look, as that user. */
     public boolean reachable(Path dir) {
-        if (user.isEmpty()) {
+        Optional<User> as = perReplica() ? Optional.of(new User("probe", firstUid, firstUid, false)) : user;
+        if (as.isEmpty()) {
             return true;
         }
         try {
-            Process look = new ProcessBuilder(setpriv, "--reuid=" + user.get().uid(), "--regid=" + user.get().gid(),
+            Process look = new ProcessBuilder(setpriv, "--reuid=" + as.get().uid(), "--regid=" + as.get().gid(),
                     "--clear-groups", "--", "/bin/sh", "-c", "cd \"$1\"", "look", dir.toString())
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             look.getOutputStream().close();
