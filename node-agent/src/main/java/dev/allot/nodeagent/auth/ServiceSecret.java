@@ -34,12 +34,21 @@ public final class ServiceSecret {
         this.secret = secret;
     }
 
-    /** Reads the file, or makes it when there is none. */
+    /**
+     * Reads the file, or makes it when there is none; null (with a warning) when it can be neither read nor made:
+     * the API then takes operators' tokens only, and the budget-service's reads are refused (it says why).
+     */
     public static ServiceSecret loadOrCreate(Path file) {
         Path path = file.toAbsolutePath().normalize();
         try {
             if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-                create(path);
+                try {
+                    create(path);
+                } catch (IOException e) {
+                    LOG.warnf("no agent API secret: %s does not exist and cannot be made (%s); only operators' tokens"
+                            + " are taken, the budget-service cannot read job output here", path, e.toString());
+                    return null;
+                }
             }
             Set<PosixFilePermission> mode = Files.getPosixFilePermissions(path);
             if (mode.stream().anyMatch(OTHERS::contains)) {
