@@ -31,6 +31,8 @@ final class AllotSystem implements AutoCloseable {
         this.infra = infra;
         this.cluster = cluster;
         this.stateDir = Files.createTempDirectory("allot-e2e-" + cluster);
+        // a root agent runs jobs as nobody, who must pass through to their checkpoint and work dirs
+        Files.setPosixFilePermissions(stateDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
         String bootstrap = infra.bootstrapServers();
         String registry = infra.registryUrl();
         budget = ServiceProcess.of("budget-service", bootstrap, registry, stateDir.resolve("budget"), Map.of(

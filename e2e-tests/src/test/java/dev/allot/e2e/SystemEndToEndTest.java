@@ -61,6 +61,8 @@ class SystemEndToEndTest {
         String cluster = "e2e-" + UUID.randomUUID().toString().substring(0, 6);
         system = AllotSystem.start(infra, cluster, 3, 4);
         out = Files.createTempDirectory("allot-e2e-out");
+        // the jobs write here, as the unprivileged user a root agent runs them as
+        Files.setPosixFilePermissions(out, java.nio.file.attribute.PosixFilePermissions.fromString("rwxrwxrwx"));
         lab = "lab" + cluster.substring(4);
         assertThat(system.api.putBudget(lab, 1).status()).isBetween(200, 204);
         for (String team : List.of("team-a", "team-b", "team-c")) {

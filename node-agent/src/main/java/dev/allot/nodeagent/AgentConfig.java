@@ -63,4 +63,28 @@ public interface AgentConfig {
     /** Path of the nvidia-smi binary (looked up on the PATH by default). */
     @WithDefault("nvidia-smi")
     String nvidiaSmi();
+
+    /**
+     * The user jobs run as when the agent is root (default {@code nobody}); {@code root} runs them as root (not
+     * recommended). An agent that is not root runs jobs as itself.
+     */
+    Optional<String> runAs();
+
+    /**
+     * {@code FIRST-LAST} (e.g. {@code 200000-265535}): a root agent runs each replica as a uid (and gid) of its own
+     * from this range, with no user database entry, instead of {@code run-as}: jobs on one node cannot read each
+     * other's environment, dirs or processes. Unset: {@code run-as}.
+     */
+    Optional<String> jobUids();
+
+    /** {@code PATH} of a job (its own env may set another). */
+    @WithDefault("/usr/local/bin:/usr/bin:/bin")
+    String jobPath();
+
+    /** The node's secret store: {@code <dir>/<budget path>/<secret name>} files, mode 0600. Unset: none. */
+    Optional<String> secretsDir();
+
+    /** The file holding the secret the budget-service presents to this agent's API (made, 0600, when missing). */
+    @WithDefault(".allot/auth/agent-api-secret")
+    String apiSecretFile();
 }

@@ -6,6 +6,9 @@ import dev.allot.nodeagent.gpu.GpuBackend;
 import dev.allot.nodeagent.gpu.NvidiaSmiBackend;
 import dev.allot.nodeagent.kafka.CommandConsumer;
 import dev.allot.nodeagent.kafka.KafkaAgentReports;
+import dev.allot.nodeagent.process.JobLauncher;
+import dev.allot.nodeagent.process.JobSandbox;
+import dev.allot.nodeagent.process.SecretStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -35,6 +38,10 @@ public class AgentRuntime {
 
     @Inject
     MeterRegistry meterRegistry;
+
+    /** Where Quarkus says which port the HTTP server bound (a test's random port included). */
+    @Inject
+    jakarta.enterprise.inject.Instance<io.quarkus.value.registry.ValueRegistry> valueRegistry;
 
     @ConfigProperty(name = "kafka.bootstrap.servers", defaultValue = "127.0.0.1:9092")
     String bootstrapServers;
@@ -83,7 +90,15 @@ public class AgentRuntime {
             nodes.add(new HostedNode(nodeIds.get(i), config.cluster(), backends[i],
                     state.nextEpoch(nodeIds.get(i), clock.millis())));
         }
-        agent = new NodeAgent(nodes, state, reports, metrics, clock, timers, agentId);
+        JobSandbox sandbox = JobSandbox.configured(config.runAs(), config.jobUids(), config.jobPath());
+        if (!sandbox.reachable(state.root())) {
+            LOG.warnf("jobs run as %s, who cannot reach %s: they will not be able to write checkpoint markers; put"
+                    + " allot.agent.state-dir where that user can pass through (every parent o+x)", sandbox.describe(),
+                    state.root());
+        }
+        JobLauncher launcher = new JobLauncher(state, sandbox,
+                new SecretStore(config.secretsDir().map(Path::of)), this::localUrl);
+        agent = new NodeAgent(nodes, state, reports, metrics, clock, timers, agentId, launcher);
         commands = new CommandConsumer(kafka, "node-agent-" + agentId, agent, reports, metrics);
         commands.positionAtEnd();
         warmUp();
@@ -96,8 +111,8 @@ public class AgentRuntime {
         every(config.heartbeatInterval(), agent::heartbeat, "heartbeat");
         every(config.usageInterval(), agent::reportUsage, "usage report");
         every(config.checkpointPollInterval(), agent::pollCheckpoints, "checkpoint poll");
-        LOG.infof("node agent %s up: %d node(s) %s in cluster %s, %s GPUs, state in %s", agentId, nodes.size(),
-                nodeIds, config.cluster(), nvidia ? "NVIDIA" : "fake", state.root());
+        LOG.infof("node agent %s up: %d node(s) %s in cluster %s, %s GPUs, state in %s, jobs run as %s", agentId,
+                nodes.size(), nodeIds, config.cluster(), nvidia ? "NVIDIA" : "fake", state.root(), agent.jobsRunAs());
     }
 
     /** Where others reach this agent's HTTP API; null when the port is chosen at random (tests). */
@@ -112,6 +127,25 @@ public class AgentRuntime {
         }
         String host = all.getOptionalValue("quarkus.http.host", String.class).orElse("0.0.0.0");
         return "http://" + (host.equals("0.0.0.0") || host.equals("::") ? hostname() : host) + ":" + port;
+    }
+
+    /**
+     * This agent's API as a job on this machine calls it (ALLOT_CHECKPOINT_URL): loopback unless the server is
+     * bound to one address. The port as bound (a test's random port is known once the server listens).
+     */
+    private String localUrl() {
+        org.eclipse.microprofile.config.Config all = org.eclipse.microprofile.config.ConfigProvider.getConfig();
+        Integer port = valueRegistry.isResolvable()
+                ? valueRegistry.get().getOrDefault(io.quarkus.vertx.http.HttpServer.HTTP_PORT, null) : null;
+        if (port == null) {
+            port = all.getOptionalValue("quarkus.http.port", Integer.class).orElse(8084);
+        }
+        if (port <= 0) {
+            return null;
+        }
+        String host = all.getOptionalValue("quarkus.http.host", String.class).orElse("0.0.0.0");
+        boolean any = host.equals("0.0.0.0") || host.equals("::") || host.equals("localhost");
+        return "http://" + (any ? "127.0.0.1" : host.contains(":") ? "[" + host + "]" : host) + ":" + port;
     }
 
     void onStop(@Observes ShutdownEvent event) {

@@ -1,12 +1,14 @@
 package dev.allot.nodeagent;
 
 import dev.allot.nodeagent.gpu.Gpu;
+import dev.allot.nodeagent.process.JobLauncher;
+import dev.allot.nodeagent.process.JobSandbox;
 import dev.allot.nodeagent.process.ProcessLedger;
+import dev.allot.nodeagent.process.SecretStore;
 import dev.allot.nodeagent.process.ProcessTree;
 import dev.allot.nodeagent.process.ReplicaKey;
 import dev.allot.nodeagent.process.RunningReplica;
 import dev.allot.nodeagent.process.StopNotice;
-import dev.allot.nodeagent.process.Supervisor;
 import dev.allot.nodeagent.process.UsageMeter;
 import dev.allot.schemas.JobCheckpointed;
 import dev.allot.schemas.JobExited;
@@ -19,7 +21,6 @@ import dev.allot.schemas.NodeRegistered;
 import dev.allot.schemas.StartJob;
 import dev.allot.schemas.StopJob;
 import dev.allot.schemas.UsageReported;
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -70,6 +71,7 @@ public final class NodeAgent {
     private final Clock clock;
     private final ScheduledExecutorService timers;
     private final String agentId;
+    private final JobLauncher launcher;
     private final Map<ReplicaKey, RunningReplica> running = new ConcurrentHashMap<>();
     private final Map<String, ProcessLedger> ledgers = new ConcurrentHashMap<>();
     /**
@@ -85,8 +87,16 @@ public final class NodeAgent {
         }
     });
 
+    /** Jobs run as the agent's own user, without a secret store (tests that build an agent by hand). */
     public NodeAgent(List<HostedNode> nodes, StateDir state, AgentReports reports, AgentMetrics metrics,
                      Clock clock, ScheduledExecutorService timers, String agentId) {
+        this(nodes, state, reports, metrics, clock, timers, agentId,
+                new JobLauncher(state, JobSandbox.asAgentUser(), new SecretStore(Optional.empty()), () -> null));
+    }
+
+    public NodeAgent(List<HostedNode> nodes, StateDir state, AgentReports reports, AgentMetrics metrics,
+                     Clock clock, ScheduledExecutorService timers, String agentId, JobLauncher launcher) {
+        this.launcher = launcher;
         Map<String, HostedNode> byId = new LinkedHashMap<>();
         nodes.forEach(node -> byId.put(node.nodeId(), node));
         this.nodes = Collections.unmodifiableMap(byId);
@@ -239,38 +249,7 @@ public final class NodeAgent {
     }
 
     private RunningReplica launch(ReplicaKey key, StartJob command) throws IOException {
-        if (command.getCommand().isEmpty()) {
-            throw new IllegalArgumentException("empty command");
-        }
-        Path checkpointDir = state.checkpointDir(key.jobId(), key.replicaIndex());
-        Path log = state.logFile(key.jobId(), key.replicaIndex());
-        Path exitFile = ledger(key.nodeId()).exitFile(key.jobId(), key.replicaIndex());
-        Path notice = RunningReplica.noticeFile(checkpointDir);
-        // Left by an earlier run of the same replica here: they are not about this one.
-        Files.deleteIfExists(exitFile);
-        Files.deleteIfExists(notice);
-        ProcessBuilder builder = new ProcessBuilder();
-        Map<String, String> env = builder.environment();
-        env.putAll(command.getEnv());
-        // Allot's variables last: a job's env cannot fake its own GPUs or identity.
-        env.put("CUDA_VISIBLE_DEVICES", String.join(",", command.getGpuIndices().stream().map(String::valueOf).toList()));
-        env.put("ALLOT_JOB_ID", key.jobId());
-        env.put("ALLOT_CHECKPOINT_DIR", checkpointDir.toString());
-        env.put("ALLOT_RESTART_COUNT", Integer.toString(command.getRestartCount()));
-        env.put("ALLOT_REPLICA_INDEX", Integer.toString(key.replicaIndex()));
-        env.put("ALLOT_REPLICAS", Integer.toString(command.getReplicas()));
-        env.put("ALLOT_NODE_ID", key.nodeId());
-        env.put("ALLOT_PREEMPT_NOTICE_FILE", notice.toString());
-        if (!Supervisor.runnable(command.getCommand().get(0), env)) {
-            throw new IOException("cannot run '" + command.getCommand().get(0) + "': not an executable file or on PATH");
-        }
-        builder.command(Supervisor.wrap(command.getCommand(), exitFile));
-        builder.redirectErrorStream(true);
-        builder.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        FileTime markerAtStart = markerTime(checkpointDir.resolve("checkpoint"));
-        Process process = builder.start();
-        return new RunningReplica(key, command, process, now(), checkpointDir, markerAtStart, exitFile);
+        return launcher.launch(key, command, ledger(key.nodeId()).exitFile(key.jobId(), key.replicaIndex()), now());
     }
 
     private Outcome stop(StopJob command) {
@@ -380,6 +359,11 @@ public final class NodeAgent {
                     } catch (RuntimeException e) {
                         LOG.warnf(e, "could not forget %s in the process ledger", replica.key());
                     }
+                }
+                try {
+                    launcher.finished(replica.key());
+                } catch (RuntimeException e) {
+                    LOG.warnf(e, "could not take back the dirs of %s", replica.key());
                 }
                 replica.exitReported().complete(null);
                 startHeld(replica.key().nodeId());
@@ -522,25 +506,41 @@ public final class NodeAgent {
         }
     }
 
+    /** What a checkpoint callback came to. */
+    public enum Callback { REPORTED, NOT_RUNNING, NOT_ITS_TOKEN }
+
     /**
-     * A job called back to say it checkpointed. Without a replica index, every replica of the job this agent
-     * runs is reported. Returns how many were.
+     * A job called back to say it checkpointed, showing its {@code ALLOT_JOB_TOKEN}: the replica the token was
+     * given to is reported, and no other (a token of another job, or of another replica than {@code replicaIndex},
+     * is refused).
      */
-    public int checkpointCallback(String jobId, Integer replicaIndex, String location) {
+    public Callback checkpointCallback(String jobId, Integer replicaIndex, String location, String token) {
         List<RunningReplica> replicas = running.values().stream()
-                .filter(r -> r.key().jobId().equals(jobId)
-                        && (replicaIndex == null || r.key().replicaIndex() == replicaIndex))
-                .toList();
-        int reported = 0;
-        for (RunningReplica r : replicas) {
-            synchronized (r) {
-                if (!r.exited()) {
-                    checkpointed(r, location);
-                    reported++;
-                }
+                .filter(r -> r.key().jobId().equals(jobId) && !r.exited()).toList();
+        if (replicas.isEmpty()) {
+            return Callback.NOT_RUNNING;
+        }
+        RunningReplica owner = null;
+        for (RunningReplica r : replicas) { // every one compared: the time taken says nothing of which matched
+            if (r.tokenMatches(token)) {
+                owner = r;
             }
         }
-        return reported;
+        if (owner == null || (replicaIndex != null && owner.key().replicaIndex() != replicaIndex)) {
+            return Callback.NOT_ITS_TOKEN;
+        }
+        synchronized (owner) {
+            if (owner.exited()) {
+                return Callback.NOT_RUNNING;
+            }
+            checkpointed(owner, location);
+        }
+        return Callback.REPORTED;
+    }
+
+    /** Who jobs run as on this agent, for logs and health. */
+    public String jobsRunAs() {
+        return launcher.sandbox().describe();
     }
 
     private void checkpointed(RunningReplica replica, String location) {
@@ -609,17 +609,18 @@ public final class NodeAgent {
     }
 
     private static FileTime markerTime(Path marker) {
-        try {
-            return Files.exists(marker) ? Files.getLastModifiedTime(marker) : null;
-        } catch (IOException e) {
-            return null;
-        }
+        return JobLauncher.markerTime(marker);
     }
 
     /** The marker's first line, when the job wrote where its checkpoint is. */
     private static Optional<String> locationIn(Path marker) {
-        try {
-            String content = Files.readString(marker, StandardCharsets.UTF_8).strip();
+        // The job's user owns the dir: never follow a link it planted (it would read a root-only file's first line
+        // into job-events), never open anything but a plain file (a FIFO would block), read at most 4 KiB.
+        if (!Files.isRegularFile(marker, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return Optional.empty();
+        }
+        try (var in = Files.newInputStream(marker, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            String content = new String(in.readNBytes(4096), StandardCharsets.UTF_8).strip();
             String first = content.lines().findFirst().orElse("").strip();
             return first.isEmpty() ? Optional.empty() : Optional.of(first.length() > 1000 ? first.substring(0, 1000) : first);
         } catch (IOException | RuntimeException e) {

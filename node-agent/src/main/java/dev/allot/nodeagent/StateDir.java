@@ -13,8 +13,13 @@ import java.nio.file.StandardCopyOption;
  * nodes/&lt;nodeId&gt;/epoch                          last epoch registered for the node
  * nodes/&lt;nodeId&gt;/processes/&lt;job&gt;.r&lt;i&gt;.properties  the processes this agent started and still owns
  * checkpoints/&lt;job&gt;/replica-&lt;i&gt;/                  ALLOT_CHECKPOINT_DIR (marker file: checkpoint)
+ * work/&lt;job&gt;/replica-&lt;i&gt;/                         a replica's working directory and HOME
  * logs/&lt;job&gt;.r&lt;i&gt;.log                            stdout and stderr of a replica (appended across restarts)
  * </pre>
+ * Modes: the root, {@code checkpoints/}, {@code work/} and their per-job dirs are 0711 (a job's user can pass
+ * through to its own dirs, list nothing); a replica's checkpoint and work dirs belong to the job's user, 0700;
+ * {@code nodes/} (the ledger: what the agent would kill) and {@code logs/} are the agent's alone, 0700, and a log
+ * file is 0600 (the job writes it through the descriptor it is given; people read it through the API).
  */
 public final class StateDir {
 
@@ -23,6 +28,7 @@ public final class StateDir {
     public StateDir(Path root) {
         this.root = root.toAbsolutePath().normalize();
         createDirectories(this.root);
+        mode(this.root, "rwx--x--x");
     }
 
     public Path root() {
@@ -30,7 +36,7 @@ public final class StateDir {
     }
 
     public Path nodeDir(String nodeId) {
-        return createDirectories(root.resolve("nodes").resolve(safe(nodeId)));
+        return createDirectories(mode(createDirectories(root.resolve("nodes")), "rwx------").resolve(safe(nodeId)));
     }
 
     public Path processesDir(String nodeId) {
@@ -38,11 +44,32 @@ public final class StateDir {
     }
 
     public Path checkpointDir(String jobId, int replicaIndex) {
-        return createDirectories(root.resolve("checkpoints").resolve(safe(jobId)).resolve("replica-" + replicaIndex));
+        return replicaDir("checkpoints", jobId, replicaIndex);
+    }
+
+    /** A replica's working directory (its HOME). */
+    public Path workDir(String jobId, int replicaIndex) {
+        return replicaDir("work", jobId, replicaIndex);
     }
 
     public Path logFile(String jobId, int replicaIndex) {
-        return createDirectories(root.resolve("logs")).resolve(safe(jobId) + ".r" + replicaIndex + ".log");
+        return mode(createDirectories(root.resolve("logs")), "rwx------").resolve(safe(jobId) + ".r" + replicaIndex + ".log");
+    }
+
+    private Path replicaDir(String kind, String jobId, int replicaIndex) {
+        Path parent = mode(createDirectories(root.resolve(kind)), "rwx--x--x");
+        Path job = mode(createDirectories(parent.resolve(safe(jobId))), "rwx--x--x");
+        return createDirectories(job.resolve("replica-" + replicaIndex));
+    }
+
+    private static Path mode(Path path, String permissions) {
+        try {
+            java.nio.file.Files.setPosixFilePermissions(path,
+                    java.nio.file.attribute.PosixFilePermissions.fromString(permissions));
+            return path;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot set the mode of " + path, e);
+        }
     }
 
     /**

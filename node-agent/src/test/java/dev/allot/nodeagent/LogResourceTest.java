@@ -1,6 +1,5 @@
 package dev.allot.nodeagent;
 
-import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
@@ -37,16 +36,16 @@ class LogResourceTest {
                             List.of("sh", "-c", "printf 'hello\\nw\\303\\266rld\\n'; echo oops >&2"), Map.of(), 0))).get();
         }
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> given().when().get("/jobs/" + job + "/log").then()
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> AgentCredentials.asService().when().get("/jobs/" + job + "/log").then()
                 .statusCode(200).body("text", equalTo("hello\nwörld\noops\n")).body("size", equalTo(18))
                 .body("nextOffset", equalTo(18)).body("more", equalTo(false)));
         // 'w' and the first byte of 'ö': only 'w' is sent, the next read starts at the cut character
-        given().queryParam("offset", 6).queryParam("limit", 2).when().get("/jobs/" + job + "/log").then()
+        AgentCredentials.asService().queryParam("offset", 6).queryParam("limit", 2).when().get("/jobs/" + job + "/log").then()
                 .statusCode(200).body("text", equalTo("w")).body("nextOffset", equalTo(7)).body("more", equalTo(true));
-        given().queryParam("offset", 7).queryParam("limit", 2).when().get("/jobs/" + job + "/log").then()
+        AgentCredentials.asService().queryParam("offset", 7).queryParam("limit", 2).when().get("/jobs/" + job + "/log").then()
                 .body("text", equalTo("ö")).body("nextOffset", equalTo(9));
-        given().when().get("/jobs/no-such-job/log").then().statusCode(404).body("field", equalTo("id"));
-        given().queryParam("limit", 0).when().get("/jobs/" + job + "/log").then().statusCode(400)
+        AgentCredentials.asService().when().get("/jobs/no-such-job/log").then().statusCode(404).body("field", equalTo("id"));
+        AgentCredentials.asService().queryParam("limit", 0).when().get("/jobs/" + job + "/log").then().statusCode(400)
                 .body("field", equalTo("limit"));
     }
 }

@@ -126,7 +126,7 @@ class NodeAgentTest {
     void givenStartJob_whenProcessRuns_thenRightEnvStartedExitedAndUsageTilesTheRuntime(@org.junit.jupiter.api.io.TempDir Path tmp)
             throws Exception {
         String jobId = "env-" + UUID.randomUUID();
-        Path out = tmp.resolve("env.txt");
+        Path out = AgentCredentials.writableByJobs(tmp).resolve("env.txt");
         long epoch = epoch(NODE);
         long sentAt = System.currentTimeMillis();
         send(NODE, start(jobId, NODE, epoch, List.of(1, 3), List.of("sh", "-c",
@@ -234,7 +234,7 @@ class NodeAgentTest {
             @org.junit.jupiter.api.io.TempDir Path tmp) throws Exception {
         String jobId = "notice-" + UUID.randomUUID();
         long epoch = epoch(OTHER_NODE);
-        Path seen = tmp.resolve("notice-seen");
+        Path seen = AgentCredentials.writableByJobs(tmp).resolve("notice-seen");
         Path ready = tmp.resolve("ready");
         // A job as the README tells one to be: on SIGTERM, read the notice, checkpoint, report it, exit 0.
         send(OTHER_NODE, start(jobId, OTHER_NODE, epoch, List.of(3), List.of("sh", "-c",
@@ -314,11 +314,12 @@ class NodeAgentTest {
     }
 
     @Test
-    void givenCheckpointMarker_whenJobTouchesIt_thenJobCheckpointedWithTheLocation() {
+    void givenCheckpointMarker_whenJobTouchesIt_thenJobCheckpointedWithTheLocation() throws Exception {
         String jobId = "ckpt-" + UUID.randomUUID();
         long epoch = epoch(OTHER_NODE);
         send(OTHER_NODE, start(jobId, OTHER_NODE, epoch, List.of(2), List.of("sh", "-c",
-                "sleep 0.3; echo /ckpt/step-10 > \"$ALLOT_CHECKPOINT_DIR/checkpoint\"; sleep 600"), Map.of(), 0));
+                "printf %s \"$ALLOT_JOB_TOKEN\" > \"$ALLOT_CHECKPOINT_DIR/token\"; sleep 0.3;"
+                        + " echo /ckpt/step-10 > \"$ALLOT_CHECKPOINT_DIR/checkpoint\"; sleep 600"), Map.of(), 0));
 
         await().atMost(WAIT).untilAsserted(() -> assertThat(payloads(jobId, JobCheckpointed.class))
                 .extracting(JobCheckpointed::getLocation).containsExactly("/ckpt/step-10"));
@@ -326,11 +327,13 @@ class NodeAgentTest {
                 .map(NodeStatus::getPayload).filter(NodeHeartbeat.class::isInstance).map(NodeHeartbeat.class::cast)
                 .map(NodeHeartbeat::getRunningJobs)).anySatisfy(running -> assertThat(running).contains(jobId)));
 
-        given().queryParam("location", "s3://bucket/step-20").post("/jobs/{id}/checkpoint", jobId)
+        // the job's own token (it wrote it where only it and the agent can read)
+        String token = Files.readString(Path.of("target/agent-state/checkpoints/" + jobId + "/replica-0/token"));
+        given().auth().oauth2(token).queryParam("location", "s3://bucket/step-20").post("/jobs/{id}/checkpoint", jobId)
                 .then().statusCode(202);
         await().atMost(WAIT).untilAsserted(() -> assertThat(payloads(jobId, JobCheckpointed.class))
                 .extracting(JobCheckpointed::getLocation).containsExactly("/ckpt/step-10", "s3://bucket/step-20"));
-        given().post("/jobs/{id}/checkpoint", "no-such-job").then().statusCode(404);
+        given().auth().oauth2(token).post("/jobs/{id}/checkpoint", "no-such-job").then().statusCode(404);
 
         send(OTHER_NODE, stop(jobId, OTHER_NODE, epoch, 5));
         await().atMost(WAIT).until(() -> !payloads(jobId, JobExited.class).isEmpty());
@@ -420,11 +423,11 @@ class NodeAgentTest {
 
     @Test
     void givenOperator_whenDrainAndUndrainPosted_thenRequestsPublishedOnNodeStatus() {
-        given().queryParam("requestedBy", "alice").queryParam("reason", "MAINT-42")
+        AgentCredentials.asOperator("alice").queryParam("requestedBy", "alice").queryParam("reason", "MAINT-42")
                 .post("/nodes/{id}/drain", OTHER_NODE).then().statusCode(202);
-        given().queryParam("requestedBy", "alice").post("/nodes/{id}/undrain", OTHER_NODE).then().statusCode(202);
-        given().post("/nodes/{id}/drain", "no-such-node").then().statusCode(404);
-        given().get("/nodes").then().statusCode(200)
+        AgentCredentials.asOperator("alice").post("/nodes/{id}/undrain", OTHER_NODE).then().statusCode(202);
+        AgentCredentials.asOperator("alice").post("/nodes/{id}/drain", "no-such-node").then().statusCode(404);
+        AgentCredentials.asService().get("/nodes").then().statusCode(200)
                 .body("nodeId", org.hamcrest.Matchers.hasItems(NODE, OTHER_NODE));
 
         await().atMost(WAIT).untilAsserted(() -> {

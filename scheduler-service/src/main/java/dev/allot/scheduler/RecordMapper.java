@@ -64,12 +64,25 @@ final class RecordMapper {
             case JobSubmitted s when cluster.equals(s.getCluster()) -> List.of(new Input.Submit(now, s.getJobId(),
                     s.getBudget(), s.getSubmitter(), s.getCluster(), s.getReplicas(), s.getGpusPerReplica(),
                     s.getMinRuntimeSeconds(), s.getResumable(), s.getPriority(), List.copyOf(s.getCommand()),
-                    s.getEnv() == null ? Map.of() : Map.copyOf(s.getEnv()), s.getExpectedDurationSeconds(),
+                    launchEnv(s), s.getExpectedDurationSeconds(),
                     s.getSubmittedAt().toEpochMilli(), s.getCheckpointGraceSeconds()));
             case JobCancelRequested c when knowsJob.test(c.getJobId()) ->
                     List.of(new Input.Cancel(now, c.getJobId(), c.getRequestedBy(), c.getReason()));
             default -> List.of(); // another cluster's job
         };
+    }
+
+    /**
+     * The env a StartJob carries: the job's own, plus each secret reference as {@code secret:<VAR> -> <secret name>}
+     * (no env name has a ':', so they cannot clash). Only the names travel; the node agent reads the values from its
+     * secret store. Folded here so that the scheduling core and node-commands carry env as the opaque map they are.
+     */
+    static Map<String, String> launchEnv(JobSubmitted s) {
+        Map<String, String> env = new java.util.LinkedHashMap<>(s.getEnv() == null ? Map.of() : s.getEnv());
+        if (s.getSecretEnv() != null) {
+            s.getSecretEnv().forEach((variable, secret) -> env.put("secret:" + variable, secret));
+        }
+        return Map.copyOf(env);
     }
 
     private static List<Input> budget(BudgetEvent event, long now) {

@@ -61,7 +61,7 @@ final class Events {
 
     static JobSubmitted job(String jobId, String budget, String cluster, int replicas, int gpus, long minRuntime) {
         return new JobSubmitted(jobId, budget, "test", cluster, replicas, gpus, minRuntime, true, 0,
-                List.of("sleep", "600"), Map.of(), null, Instant.now(), null);
+                List.of("sleep", "600"), Map.of(), Map.of(), null, Instant.now(), null);
     }
 
     void submit(JobSubmitted job) {

@@ -96,7 +96,7 @@ class LogRestoreTest {
 
     void submit(String id, String budget, int replicas, int gpus, long minRuntime) {
         JobRequest r = new JobRequest("r-" + id, Instant.ofEpochMilli(t), new JobSubmitted(id, budget, "me", CLUSTER,
-                replicas, gpus, minRuntime, true, 0, List.of("train", id), Map.of("K", "v"), null,
+                replicas, gpus, minRuntime, true, 0, List.of("train", id), Map.of("K", "v"), Map.of(), null,
                 Instant.ofEpochMilli(t), null));
         requests.add(r);
         read(r);
@@ -208,7 +208,7 @@ class LogRestoreTest {
         Projection rebuilt = rebuilt();
         List<Output> out = new ArrayList<>();
         rebuilt.apply(mapper.map(new JobRequest("again", Instant.ofEpochMilli(t), new JobSubmitted("j1", "lab/a", "me",
-                CLUSTER, 1, 1, 0L, true, 0, List.of("x"), Map.of(), null, Instant.ofEpochMilli(t), null)), t,
+                CLUSTER, 1, 1, 0L, true, 0, List.of("x"), Map.of(), Map.of(), null, Instant.ofEpochMilli(t), null)), t,
                 rebuilt::knowsJob).get(0), out);
         assertThat(out).singleElement().satisfies(o -> {
             JobEvent e = (JobEvent) o.value();

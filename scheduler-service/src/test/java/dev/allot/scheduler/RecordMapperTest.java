@@ -38,7 +38,7 @@ class RecordMapperTest {
 
     static JobRequest submission(String cluster) {
         return new JobRequest("e1", T, new JobSubmitted("j1", "lab/a", "me", cluster, 2, 4, 60L, true, 1,
-                List.of("train", "--fast"), Map.of("A", "1"), 600L, T, null));
+                List.of("train", "--fast"), Map.of("A", "1"), Map.of(), 600L, T, null));
     }
 
     static NodeStatus node(String nodeId, Object payload) {
@@ -47,6 +47,17 @@ class RecordMapperTest {
 
     static JobEvent report(String jobId, Object payload) {
         return new JobEvent("e3", T, jobId, null, payload);
+    }
+
+    @Test
+    void given_secret_references_when_mapped_then_the_launch_env_carries_them_as_secret_entries_by_name_only() {
+        JobSubmitted s = JobSubmitted.newBuilder((JobSubmitted) submission(CLUSTER).getPayload())
+                .setSecretEnv(Map.of("WANDB_API_KEY", "wandb")).build();
+
+        List<Input> inputs = mapper.map(new JobRequest("e1", T, s), NOW, knows);
+
+        assertThat(((Input.Submit) inputs.get(0)).env())
+                .isEqualTo(Map.of("A", "1", "secret:WANDB_API_KEY", "wandb"));
     }
 
     @Test

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.allot.budget.LogView;
 import dev.allot.budget.jobs.JobRecord;
+import dev.allot.budget.nodes.AgentApiCredential;
 import dev.allot.budget.nodes.NodeBoard;
 import dev.allot.budget.tree.Violation;
 import io.smallrye.common.annotation.Blocking;
@@ -45,6 +46,9 @@ public class JobOutputResource {
     @Inject
     LogView view;
 
+    @Inject
+    AgentApiCredential credential;
+
     @GET
     @Blocking
     @Operation(summary = "A replica's output (stdout and stderr) from `offset` on, read from the node agent that ran"
@@ -85,8 +89,15 @@ public class JobOutputResource {
 
     private JsonNode fetch(String url, String nodeId) {
         try {
-            HttpResponse<String> answer = http.send(HttpRequest.newBuilder(URI.create(url))
-                    .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).GET();
+            credential.authorization().ifPresent(value -> request.header("Authorization", value));
+            HttpResponse<String> answer = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            if (answer.statusCode() == 401 || answer.statusCode() == 403) {
+                throw new ApiException(new Violation(502, "id", "the agent of node " + nodeId + " refused this"
+                        + " service's credential (" + answer.statusCode() + "): give both the same agent API secret"
+                        + " (allot.agent-api.secret-file here, " + credential.file() + "; allot.agent.api-secret-file"
+                        + " on the agent)"));
+            }
             if (answer.statusCode() == 404) {
                 throw new ApiException(Violation.notFound("id", "the agent of node " + nodeId
                         + " has no output of this job (not started there yet, or its state dir was cleaned)"));

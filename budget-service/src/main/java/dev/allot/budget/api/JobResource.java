@@ -98,7 +98,7 @@ public class JobResource {
     @Blocking
     @Consumes(MediaType.APPLICATION_JSON)
     @Operation(summary = "Submit a job: {budget, cluster, replicas, gpusPerReplica, minRuntimeSeconds, resumable,"
-            + " command, priority?, env?, expectedDurationSeconds?, checkpointGraceSeconds?, submitter?, id?};"
+            + " command, priority?, env?, secretEnv?, expectedDurationSeconds?, checkpointGraceSeconds?, submitter?, id?};"
             + " 202 {id} once in the log")
     public CompletionStage<Response> submit(@HeaderParam(SUBMITTER_HEADER) String submitterHeader,
             @RequestBody(required = true, content = @Content(mediaType = MediaType.APPLICATION_JSON,
@@ -163,6 +163,8 @@ public class JobResource {
             @Schema(required = true, description = "argv of each replica, non-empty") List<String> command,
             @Schema(description = "Priority within the team, higher first (default 0)") Integer priority,
             @Schema(description = "Extra environment of each replica") Map<String, String> env,
+            @Schema(description = "Secret environment by reference: variable -> name of a secret in the node agents'"
+                    + " store (read on the node; the value never passes through Allot)") Map<String, String> secretEnv,
             @Schema(description = "Estimated run time, for backfill") Long expectedDurationSeconds,
             @Schema(minimum = "0", maximum = "" + MAX_CHECKPOINT_GRACE_SECONDS, description = "Seconds between the"
                     + " stop notice (SIGTERM and $ALLOT_PREEMPT_NOTICE_FILE) and the SIGKILL when the job is preempted"
@@ -200,6 +202,7 @@ public class JobResource {
         if (env != null) {
             checkEnv(env);
         }
+        Map<String, String> secretEnv = SecretEnv.read(json, env);
         Long expected = json.whole("expectedDurationSeconds", 0, Long.MAX_VALUE / 1000);
         Long grace = json.whole("checkpointGraceSeconds", 0, MAX_CHECKPOINT_GRACE_SECONDS);
         AccessPolicy.claimedName(caller, "submitter", json.text("submitter")).ifPresent(ApiException::raise);
@@ -216,6 +219,7 @@ public class JobResource {
                 .setPriority(priority == null ? 0 : priority.intValue())
                 .setCommand(command)
                 .setEnv(env == null ? Map.of() : env)
+                .setSecretEnv(secretEnv)
                 .setExpectedDurationSeconds(expected)
                 .setCheckpointGraceSeconds(grace == null ? null : grace.intValue())
                 .setSubmittedAt(Instant.now())

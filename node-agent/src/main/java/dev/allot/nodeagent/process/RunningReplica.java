@@ -26,8 +26,12 @@ public final class RunningReplica {
     private volatile ScheduledFuture<?> killTimer;
     private final java.util.concurrent.CompletableFuture<Void> exitReported = new java.util.concurrent.CompletableFuture<>();
 
+    /** {@code ALLOT_JOB_TOKEN}: what this replica, and only it, shows to call back (checkpoint). */
+    private final byte[] jobToken;
+
     public RunningReplica(ReplicaKey key, StartJob command, Process process, Instant startedAt, Path checkpointDir,
-                          FileTime markerAtStart, Path exitFile) {
+                          FileTime markerAtStart, Path exitFile, String jobToken) {
+        this.jobToken = jobToken.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         this.exitFile = exitFile;
         this.key = key;
         this.command = command;
@@ -36,6 +40,12 @@ public final class RunningReplica {
         this.usage = new UsageMeter(command.getGpuIndices().size(), startedAt);
         this.checkpointDir = checkpointDir;
         this.lastCheckpointMarker = markerAtStart;
+    }
+
+    /** Whether {@code token} is this replica's job token; in constant time (a guess learns nothing from timing). */
+    public boolean tokenMatches(String token) {
+        return token != null
+                && java.security.MessageDigest.isEqual(jobToken, token.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     public ReplicaKey key() {

@@ -32,9 +32,12 @@ public final class StopNotice {
                 + "graceSeconds=" + grace.toSeconds() + "\n"
                 + "deadline=" + deadline + "\n"
                 + "deadlineEpochMillis=" + deadline.toEpochMilli() + "\n";
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        // The dir belongs to the job's user: a fresh name created exclusively (never through a link the job
+        // planted), then renamed over the notice (a rename replaces a link, it does not follow it).
+        Path tmp = file.resolveSibling(file.getFileName() + "." + java.util.UUID.randomUUID() + ".tmp");
         try {
-            Files.writeString(tmp, content, StandardCharsets.UTF_8);
+            Files.writeString(tmp, content, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE_NEW,
+                    java.nio.file.StandardOpenOption.WRITE);
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the stop notice " + file, e);
