@@ -49,6 +49,9 @@ public class JobOutputResource {
     @Inject
     AgentApiCredential credential;
 
+    @Inject
+    dev.allot.budget.auth.Authentication authentication;
+
     @GET
     @Blocking
     @Operation(summary = "A replica's output (stdout and stderr) from `offset` on, read from the node agent that ran"
@@ -57,6 +60,8 @@ public class JobOutputResource {
                                       @QueryParam("offset") @DefaultValue("0") long offset) {
         JobRecord job = view.jobs().find(id)
                 .orElseThrow(() -> new ApiException(Violation.notFound("id", "unknown job '" + id + "'")));
+        dev.allot.budget.auth.AccessPolicy.mayReadOutput(authentication.caller(), view.tree(), job.budget(),
+                job.submitter()).ifPresent(ApiException::raise);
         if (replica < 0 || offset < 0) {
             throw new ApiException(Violation.badRequest(replica < 0 ? "replica" : "offset",
                     "replica and offset must be >= 0"));

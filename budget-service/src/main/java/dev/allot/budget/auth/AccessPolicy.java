@@ -77,6 +77,21 @@ public final class AccessPolicy {
                 + " it, or an admin cancels it");
     }
 
+    /**
+     * GET /jobs/{id}/logs: what a job printed is its submitter's (it may hold data or paths they do not
+     * publish), so: an admin or operator, the submitter, or an owner of its budget or of an account above it.
+     */
+    public static Optional<Violation> mayReadOutput(Caller caller, BudgetTree tree, String budget, String submitter) {
+        if (caller.admin() || caller.operator() || caller.name().equals(submitter)) {
+            return Optional.empty();
+        }
+        if (budget != null && ownsAny(caller, tree, ancestorsAndSelf(budget))) {
+            return Optional.empty();
+        }
+        return forbidden(caller, "id", "only the job's submitter, an owner of '" + budget + "' or of an account above"
+                + " it, an operator or an admin reads its output");
+    }
+
     /** Draining or undraining a node. */
     public static Optional<Violation> mayDrain(Caller caller) {
         if (caller.admin() || caller.operator()) {

@@ -57,6 +57,20 @@ class AccessPolicyTest {
     }
 
     @Test
+    void givenAJobsOutput_whenSomeoneReadsIt_thenItsSubmitterOwnersAboveOperatorsAndAdminsMay_andOtherMembersNot() {
+        String budget = "lab/vision/team-a";
+        assertThat(AccessPolicy.mayReadOutput(user("ann"), TREE, budget, "ann")).isEmpty();
+        assertThat(AccessPolicy.mayReadOutput(user("vera"), TREE, budget, "ann")).isEmpty();
+        assertThat(AccessPolicy.mayReadOutput(user("lee", "leads"), TREE, budget, "ann")).isEmpty();
+        assertThat(AccessPolicy.mayReadOutput(new Caller("ops", Set.of(), false, true), TREE, budget, "ann")).isEmpty();
+        assertThat(AccessPolicy.mayReadOutput(new Caller("root", Set.of(), true, false), TREE, budget, "ann")).isEmpty();
+        // a fellow member of the team, and an owner of a sibling subtree, do not read another's output
+        assertThat(AccessPolicy.mayReadOutput(user("bo", "vision"), TREE, budget, "ann")).get()
+                .extracting(Violation::status, Violation::field).containsExactly(403, "id");
+        assertThat(AccessPolicy.mayReadOutput(user("nick"), TREE, budget, "ann")).isPresent();
+    }
+
+    @Test
     void givenAJob_whenSomeoneCancelsIt_thenItsSubmitterAndOwnersAboveMay_andOthersNot() {
         assertThat(AccessPolicy.mayCancel(user("ann"), TREE, "lab/vision/team-a", "ann")).isEmpty();
         assertThat(AccessPolicy.mayCancel(user("vera"), TREE, "lab/vision/team-a", "ann")).isEmpty();
