@@ -167,6 +167,9 @@ class SystemEndToEndTest {
                     && r.value().getPayload() instanceof NodeDrained).isEmpty());
         }
         assertThat(system.api.job(id).toString()).contains("JobPreempted");
+        // the released job runs again elsewhere for ten minutes: withdrawn, so that the later scenarios find the
+        // cluster quiet
+        cancel(id);
     }
 
     @Test
