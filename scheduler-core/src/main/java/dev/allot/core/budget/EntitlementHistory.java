@@ -31,6 +31,12 @@ public final class EntitlementHistory {
         }
     }
 
+    /** Becomes a copy of {@code other}'s segments (a forward run from the same history). */
+    public void copyFrom(EntitlementHistory other) {
+        segments.clear();
+        segments.addAll(other.segments); // segments are immutable records over immutable fraction maps
+    }
+
     public int capacityGpus() {
         return segments.isEmpty() ? 0 : segments.get(segments.size() - 1).capacityGpus;
     }
