@@ -17,16 +17,16 @@ import java.util.List;
  *   <li>budgets: the same tree, defined again parent first;
  *   <li>usage: the same ledger buckets and, per cluster, the same entitlement history, so every
  *       ratio is the live core's to the last bit;
- *   <li>nodes: every live node with its drain flag (lost nodes hold nothing and give no capacity;
- *       they are left out);
+ *   <li>nodes: every node with its epoch and its drain and loss flags;
  *   <li>jobs, in submission order with the same account ids: running ones on the same GPU indices
  *       from the same placement time, last checkpoint, queue time, requeues, lane and no-thrash
  *       guard; waiting ones with their queue time and requeues;
- *   <li>each cluster's reservations (same holder, nodes and due time) and no-thrash guard.
+ *   <li>each cluster's reservations (same holder, nodes and due time), the debug lane's held
+ *       nodes and the no-thrash guard.
  * </ul>
  *
  * <p>Not copied, because the copy's first pass rebuilds them: the last pass's order and
- * explanations, the debug lane's held nodes, and decisions not reported yet (their effect on the
+ * explanations, and decisions not reported yet (their effect on the
  * jobs is in the state already). With {@link UsageFeed#RUNNING_JOBS} in the copy's config the copy
  * charges its running jobs from the live core's time on, whatever feed the live core has.
  */
@@ -45,17 +45,14 @@ final class SchedulerCopy {
         for (ClusterState from : live.clusters.values()) {
             ClusterState to = c.cluster(from.name);
             for (Node n : from.nodes()) {
-                if (n.lost()) {
-                    continue;
-                }
-                Node copy = new Node(n.spec());
+                Node copy = Node.emptyCopyOf(n);
                 c.nodeById.put(copy.nodeId(), copy);
-                to.nodeJoined(copy);
-                if (n.draining()) {
-                    to.drain(copy);
-                    if (n.drainedReported()) {
-                        copy.markDrainedReported();
-                    }
+                to.nodeCopied(copy);
+            }
+            for (Node held : from.laneNodes.nodes()) {
+                Node n = to.node(held.nodeId());
+                if (n != null && n.available()) {
+                    to.laneNodes.hold(n, to.open);
                 }
             }
             to.entitlement.copyFrom(from.entitlement);

@@ -30,12 +30,26 @@ public final class LearnedRunTimes implements RunTimeModel {
     /** Runs a key needs before its median is used. */
     public static final int MIN_RUNS = 3;
 
+    /** Which figure of a key's runs stands for its next run. */
+    public enum Statistic {
+        /** the typical single run: right for one job, too short for the sum of many (run times are heavy-tailed) */
+        MEDIAN,
+        /** the mean: what many ends in a row add up to, so what a queue behind them waits for */
+        MEAN
+    }
+
     private final long defaultMillis;
+    private final Statistic statistic;
     private final HashMap<String, Runs> byShape = new HashMap<>();
     private final HashMap<String, Runs> byAccount = new HashMap<>();
 
     /** @param defaultMillis the run time of a job whose team has no {@value #MIN_RUNS} finished runs yet */
     public LearnedRunTimes(long defaultMillis) {
+        this(defaultMillis, Statistic.MEAN);
+    }
+
+    public LearnedRunTimes(long defaultMillis, Statistic statistic) {
+        this.statistic = statistic;
         if (defaultMillis <= 0) {
             throw new IllegalArgumentException("the default run time must be positive: " + defaultMillis);
         }
@@ -51,8 +65,8 @@ public final class LearnedRunTimes implements RunTimeModel {
         if (ranMillis < 0) {
             return;
         }
-        byShape.computeIfAbsent(shapeKey(request), k -> new Runs()).add(ranMillis);
-        byAccount.computeIfAbsent(request.account(), k -> new Runs()).add(ranMillis);
+        byShape.computeIfAbsent(shapeKey(request), k -> new Runs(statistic)).add(ranMillis);
+        byAccount.computeIfAbsent(request.account(), k -> new Runs(statistic)).add(ranMillis);
     }
 
     @Override
@@ -62,7 +76,7 @@ public final class LearnedRunTimes implements RunTimeModel {
         }
         Runs r = learned(request);
         return r == null ? new RunTime(defaultMillis, StartEstimate.Basis.DEFAULT)
-                : new RunTime(r.medianAbove(-1), StartEstimate.Basis.LEARNED);
+                : new RunTime(r.statisticAbove(-1), StartEstimate.Basis.LEARNED);
     }
 
     @Override
@@ -73,11 +87,11 @@ public final class LearnedRunTimes implements RunTimeModel {
         }
         Runs r = learned(request);
         if (r != null) {
-            long longer = r.medianAbove(ran);
+            long longer = r.statisticAbove(ran);
             if (longer >= 0) {
                 return new RunTime(longer - ran, StartEstimate.Basis.LEARNED);
             }
-            return new RunTime(Math.max(ran, r.medianAbove(-1) - ran), StartEstimate.Basis.LEARNED);
+            return new RunTime(Math.max(ran, r.statisticAbove(-1) - ran), StartEstimate.Basis.LEARNED);
         }
         return new RunTime(Math.max(ran, defaultMillis - ran), StartEstimate.Basis.DEFAULT);
     }
@@ -99,7 +113,14 @@ public final class LearnedRunTimes implements RunTimeModel {
     /** The newest {@link #KEPT} runs of one key, with a sorted copy kept until the next one comes. */
     private static final class Runs {
         private final ArrayDeque<Long> newest = new ArrayDeque<>(KEPT);
+        private final Statistic statistic;
         private long[] sorted;
+        /** suffix[i]: sum of sorted[i..] */
+        private long[] suffix;
+
+        Runs(Statistic statistic) {
+            this.statistic = statistic;
+        }
 
         void add(long ran) {
             if (newest.size() == KEPT) {
@@ -113,14 +134,21 @@ public final class LearnedRunTimes implements RunTimeModel {
             return newest.size();
         }
 
-        /** Median of the runs longer than {@code than} (lower median for an even count), or -1 if none. */
-        long medianAbove(long than) {
+        /** The statistic (lower median, or mean rounded down) of the runs longer than {@code than}, or -1 if none. */
+        long statisticAbove(long than) {
             if (sorted == null) {
                 sorted = newest.stream().mapToLong(Long::longValue).sorted().toArray();
+                suffix = new long[sorted.length + 1];
+                for (int i = sorted.length - 1; i >= 0; i--) {
+                    suffix[i] = suffix[i + 1] + sorted[i];
+                }
             }
             int from = upperBound(sorted, than);
             int n = sorted.length - from;
-            return n == 0 ? -1 : sorted[from + (n - 1) / 2];
+            if (n == 0) {
+                return -1;
+            }
+            return statistic == Statistic.MEDIAN ? sorted[from + (n - 1) / 2] : suffix[from] / n;
         }
 
         /** First index whose value is greater than {@code v}. */
