@@ -9,14 +9,16 @@ import java.util.HashMap;
  * of the same shape ran, else what the team's finished jobs of any shape ran, else a default.
  * Fed with every job that finished (not preempted).
  *
- * <p>Learned figures: the median of the last {@value #KEPT} runs observed per (account, shape =
- * replicas x GPUs per replica), used once it holds at least {@value #MIN_RUNS} runs; otherwise the
- * median of the account's last {@value #KEPT} runs of any shape, with the same minimum; otherwise
- * the default given to the constructor ({@link StartEstimate.Basis#DEFAULT}).
+ * <p>Learned figures: the mean (or, with {@link Statistic#MEDIAN}, the lower median) of the last
+ * {@value #KEPT} runs observed per (account, shape = replicas x GPUs per replica), used once it
+ * holds at least {@value #MIN_RUNS} runs; otherwise the same over the account's last {@value #KEPT}
+ * runs of any shape, with the same minimum; otherwise the default given to the constructor
+ * ({@link StartEstimate.Basis#DEFAULT}). The mean is the default: a queue waits for the sum of many
+ * ends, which the median of heavy-tailed run times underestimates.
  *
  * <p>For a job already running, {@link #expectedRemaining} is conditional on what it ran: the
- * median of the learned runs longer than its run so far, minus its run so far (run times are
- * heavy-tailed: a job past the median is likely a long one). When no learned run is that long,
+ * statistic of the learned runs longer than its run so far, minus its run so far (run times are
+ * heavy-tailed: a job past the typical run is likely a long one). When no learned run is that long,
  * or the figure is the default, it is expected to run as long again as it ran so far, at least
  * the default's remainder. A declared duration is taken as is: what is left of it, or 0 once
  * passed.
@@ -27,7 +29,7 @@ public final class LearnedRunTimes implements RunTimeModel {
 
     /** Runs kept per key (the newest). */
     public static final int KEPT = 64;
-    /** Runs a key needs before its median is used. */
+    /** Runs a key needs before its figure is used. */
     public static final int MIN_RUNS = 3;
 
     /** Which figure of a key's runs stands for its next run. */

@@ -210,8 +210,11 @@ class StartEstimatorTest {
         for (String cl : c.clusters()) {
             b.append(c.reservations(cl)).append('\n');
             c.waiting(cl).forEach(j -> b.append(j.jobId()).append(','));
-            for (String a : List.of("a", "b")) {
+            java.util.ArrayDeque<String> accounts = new java.util.ArrayDeque<>(c.budgets().roots());
+            while (!accounts.isEmpty()) {
+                String a = accounts.poll();
                 b.append(c.usage(cl, a)).append('\n');
+                accounts.addAll(c.budgets().children(a));
             }
         }
         return b.toString();

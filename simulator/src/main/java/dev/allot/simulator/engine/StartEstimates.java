@@ -59,7 +59,6 @@ public final class StartEstimates {
     private record Sample(int job, long atMillis, long estimate, long baseline, boolean atSubmission) {
     }
 
-    private static final boolean ORACLE = System.getenv("ESTCORE_ORACLE") != null;
     private final LearnedRunTimes learned = new LearnedRunTimes(DEFAULT_RUN_MILLIS);
     private final StartEstimator estimator;
     private final StartEstimator baseline;
@@ -76,12 +75,12 @@ public final class StartEstimates {
         RunTimeModel declaredOnly = new RunTimeModel() {
             @Override
             public RunTime expectedRun(JobRequest request) {
-                return learned.expectedRun(ORACLE ? request : request.withExpectedDuration(-1));
+                return learned.expectedRun(request.withExpectedDuration(-1));
             }
 
             @Override
             public RunTime expectedRemaining(JobRequest request, long ranMillis) {
-                return learned.expectedRemaining(ORACLE ? request : request.withExpectedDuration(-1), ranMillis);
+                return learned.expectedRemaining(request.withExpectedDuration(-1), ranMillis);
             }
         };
         this.estimator = new StartEstimator(declaredOnly, HORIZON_MILLIS);
