@@ -51,16 +51,16 @@ public final class Scheduler {
 
     private final SchedulerConfig config;
     private final SchedulingPolicy policy;
-    private final BudgetTree tree = new BudgetTree();
-    private final UsageLedger ledger;
-    private final TreeMap<String, ClusterState> clusters = new TreeMap<>();
-    private final HashMap<String, Node> nodeById = new HashMap<>();
-    private final Jobs jobs = new Jobs();
+    final BudgetTree tree = new BudgetTree();
+    final UsageLedger ledger;
+    final TreeMap<String, ClusterState> clusters = new TreeMap<>();
+    final HashMap<String, Node> nodeById = new HashMap<>();
+    final Jobs jobs = new Jobs();
     /** Decisions taken between passes (rejections, requeues after node loss), reported by the next one. */
     private final ArrayList<Decision> pending = new ArrayList<>();
-    private long now = Long.MIN_VALUE;
-    private long accountedUntil = Long.MIN_VALUE;
-    private long passCounter;
+    long now = Long.MIN_VALUE;
+    long accountedUntil = Long.MIN_VALUE;
+    long passCounter;
 
     /** Allot's budget policy and default tunables. */
     public Scheduler() {
@@ -83,6 +83,20 @@ public final class Scheduler {
 
     public SchedulingPolicy policy() {
         return policy;
+    }
+
+    /**
+     * An independent copy of this core (budgets, usage window, entitlement history, nodes, running
+     * and waiting jobs, reservations, no-thrash guard) with another config and policy: what a forward
+     * run on a virtual clock starts from. See {@link SchedulerCopy}. This core is not changed.
+     */
+    public Scheduler copy(SchedulerConfig copyConfig, SchedulingPolicy copyPolicy) {
+        return SchedulerCopy.of(this, copyConfig, copyPolicy);
+    }
+
+    /** {@link #copy(SchedulerConfig, SchedulingPolicy)} with this core's config and policy. */
+    public Scheduler copy() {
+        return copy(config, policy);
     }
 
     // ---------------------------------------------------------------- time
@@ -165,7 +179,7 @@ public final class Scheduler {
                 usage.charged());
     }
 
-    private ClusterState cluster(String name) {
+    ClusterState cluster(String name) {
         ClusterState cs = clusters.get(name);
         if (cs == null) {
             cs = new ClusterState(name, policy.withinAccount());

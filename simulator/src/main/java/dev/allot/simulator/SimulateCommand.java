@@ -177,6 +177,10 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Tell the core each job's run time (used only to backfill reserved nodes; default: ${DEFAULT-VALUE}).")
     boolean durationHints;
 
+    @Option(names = "--start-estimates", defaultValue = "false", negatable = true, fallbackValue = "true",
+            description = "Measure the expected start's accuracy (at each submission and hourly while a job waits, against a Slurm-style baseline) in the policies' runs; adds startEstimate to summary.json and the report (default: ${DEFAULT-VALUE}).")
+    boolean startEstimates;
+
     @Option(names = "--quiet", description = "No progress output.")
     boolean quiet;
 
@@ -288,7 +292,8 @@ public final class SimulateCommand implements Callable<Integer> {
                 var listener = progress.listener(i);
                 futures.add(pool.submit(() -> {
                     SchedulingPolicy policy = Policies.create(policyName, sc, preemptionMargin, protectedRatio);
-                    return new Simulation(sc, policy, variant, opts, sink == null ? EventSink.NONE : sink, listener).run();
+                    return new Simulation(sc, policy, variant, opts, sink == null ? EventSink.NONE : sink, listener)
+                            .estimatingStarts(startEstimates && !isVariant).run();
                 }));
             }
             List<RunResult> runs = new ArrayList<>();

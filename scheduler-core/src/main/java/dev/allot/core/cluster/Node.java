@@ -29,6 +29,16 @@ public final class Node implements NodeView {
         this.free = spec.gpus();
     }
 
+    /** A node with {@code from}'s spec, epoch, drain and loss flags, holding nothing (a copy of the core fills it). */
+    public static Node emptyCopyOf(Node from) {
+        Node n = new Node(from.spec);
+        n.epoch = from.epoch;
+        n.draining = from.draining;
+        n.drainedReported = from.drainedReported;
+        n.lost = from.lost;
+        return n;
+    }
+
     @Override
     public NodeSpec spec() {
         return spec;

@@ -1,36 +1,231 @@
 package dev.allot.core.estimate;
 
+import dev.allot.core.Decision;
+import dev.allot.core.JobState;
 import dev.allot.core.JobView;
 import dev.allot.core.Scheduler;
+import dev.allot.core.SchedulerConfig;
+import dev.allot.core.UsageFeed;
+import dev.allot.core.policy.SchedulingPolicy;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.TreeSet;
 
 /**
  * Expected start of every waiting job: runs a copy of the live core forward on a virtual clock
  * (running jobs end at their expected end, no new arrivals) and notes when each waiting job is
  * first placed. The live core is not changed.
+ *
+ * <p>The forward run ({@link Scheduler#copy}: same budgets, usage window, entitlement, nodes,
+ * jobs, reservations; the copy charges its running jobs as virtual time passes, so ratios move as
+ * they would):
+ * <ol>
+ *   <li>a pass at the live core's time, on the state as it is;
+ *   <li>every job running then ends at its placement plus the {@link RunTimeModel}'s expected
+ *       run, measured from its placement ({@link RunTimeModel#expectedRemaining} given what it ran
+ *       so far), never before now; a job the copy places ends at its placement plus
+ *       {@link RunTimeModel#expectedRun};
+ *   <li>the next step is the earliest of: the next expected end, the next end of a protected
+ *       window, the next reservation due, and a tick (ratios move with time) of
+ *       {@link Steps#tickMillis} or five times {@link Steps#stepFraction} of the time looked ahead so
+ *       far, whichever is longer. Every end up to that time plus {@link Steps#stepFraction} of the time
+ *       looked ahead (at least {@link Steps#minStepMillis}) is reported finished in one step, each at
+ *       its own time, and one pass runs at the last of them, so the cost grows with the logarithm
+ *       of the horizon rather than with the number of ends;
+ *   <li>preemptions the copy decides are honoured (the victim requeues in the copy and its
+ *       expected end is dropped), reservations and protected windows are the core's own;
+ *   <li>it stops when every waiting job was placed once, past the horizon, after
+ *       {@link Steps#maxSteps} passes, or when nothing runs any more (nothing can free GPUs).
+ * </ol>
+ *
+ * <p>A job's estimate is the time of the pass that first placed it. Its basis is the weakest
+ * run-time basis (DECLARED, then LEARNED, then DEFAULT) among the expected ends of its cluster the
+ * forward run had passed when it placed the job: all of them, not only those on the nodes it got,
+ * since any of them may have changed the order or the free GPUs before it. A job placed by the
+ * first pass waited for no end: DECLARED. A job not placed is {@link StartEstimate.Basis#BEYOND_HORIZON}
+ * with the horizon's end as its time.
  */
 public final class StartEstimator {
 
+    /**
+     * How the forward run steps.
+     *
+     * @param maxSteps at most this many passes per estimate
+     * @param minStepMillis ends this close to the next one are taken in the same pass
+     * @param stepFraction ends within this fraction of the time looked ahead so far are taken in the
+     *     same pass (so a start five hours ahead is off by at most about this fraction)
+     * @param tickMillis a pass at least this often while something runs (ratios move with time)
+     */
+    public record Steps(int maxSteps, long minStepMillis, double stepFraction, long tickMillis) {
+        public Steps {
+            if (maxSteps < 1 || minStepMillis < 0 || stepFraction < 0 || tickMillis <= 0) {
+                throw new IllegalArgumentException("bad steps: " + maxSteps + ", " + minStepMillis + ", "
+                        + stepFraction + ", " + tickMillis);
+            }
+        }
+
+        /**
+         * 200 passes, ends within 1 min or 5 % of the look-ahead together, a tick every 30 min or
+         * 25 % of the look-ahead: a start 10 h ahead is placed at most about 30 min late.
+         */
+        public static Steps defaults() {
+            return new Steps(200, 60_000, 0.05, 30 * 60_000);
+        }
+    }
+
+
+
     private final RunTimeModel runTimes;
     private final long horizonMillis;
+    private final Steps steps;
+    private final boolean preemption;
+    private volatile int lastPasses;
 
     /** @param horizonMillis how far ahead to look; jobs not placed by then are BEYOND_HORIZON */
     public StartEstimator(RunTimeModel runTimes, long horizonMillis) {
+        this(runTimes, horizonMillis, Steps.defaults(), true);
+    }
+
+    /**
+     * @param preemption false: nothing is preempted in the forward run ({@link WithoutPreemption}),
+     *     as a Slurm-style estimate assumes
+     */
+    public StartEstimator(RunTimeModel runTimes, long horizonMillis, Steps steps, boolean preemption) {
+        if (horizonMillis <= 0) {
+            throw new IllegalArgumentException("the horizon must be positive: " + horizonMillis);
+        }
         this.runTimes = runTimes;
         this.horizonMillis = horizonMillis;
+        this.steps = steps;
+        this.preemption = preemption;
+    }
+
+    public long horizonMillis() {
+        return horizonMillis;
+    }
+
+    /** Passes the last {@link #estimate} ran (its cost, for benchmarks and logs). */
+    public int lastPasses() {
+        return lastPasses;
+    }
+
+    private record End(long atMillis, String jobId, String cluster, long placedAt, StartEstimate.Basis basis)
+            implements Comparable<End> {
+        @Override
+        public int compareTo(End o) {
+            int c = Long.compare(atMillis, o.atMillis);
+            return c != 0 ? c : jobId.compareTo(o.jobId);
+        }
     }
 
     /** Estimates for every waiting job of every cluster, keyed by job id, in queue order per cluster. */
     public Map<String, StartEstimate> estimate(Scheduler live) {
-        // stub (interface fixed for the services): the estimator issue replaces this with the forward run
-        LinkedHashMap<String, StartEstimate> out = new LinkedHashMap<>();
+        long now = live.nowMillis();
+        List<JobView> queue = new ArrayList<>();
         for (String cluster : live.clusters()) {
-            for (JobView j : live.waiting(cluster)) {
-                out.put(j.jobId(), new StartEstimate(j.jobId(), live.nowMillis() + horizonMillis,
-                        StartEstimate.Basis.BEYOND_HORIZON));
+            queue.addAll(live.waiting(cluster));
+        }
+        LinkedHashMap<String, StartEstimate> out = new LinkedHashMap<>();
+        if (queue.isEmpty()) {
+            return out;
+        }
+        HashSet<String> unplaced = new HashSet<>();
+        for (JobView j : queue) {
+            unplaced.add(j.jobId());
+        }
+        SchedulingPolicy policy = preemption ? live.policy() : new WithoutPreemption(live.policy());
+        SchedulerConfig config = live.config().withUsageFeed(UsageFeed.RUNNING_JOBS);
+        Scheduler sim = live.copy(config, policy);
+
+        HashMap<String, StartEstimate> found = new HashMap<>();
+        HashMap<String, StartEstimate.Basis> weakest = new HashMap<>();
+        PriorityQueue<End> ends = new PriorityQueue<>();
+        TreeSet<Long> wakes = new TreeSet<>();
+        for (JobView j : sim.jobs()) {
+            if (j.state() == JobState.RUNNING) {
+                RunTimeModel.RunTime rt = runTimes.expectedRemaining(j.request(), now - j.placedAtMillis());
+                ends.add(new End(now + rt.millis(), j.jobId(), j.cluster(), j.placedAtMillis(), rt.basis()));
+                if (j.protectedUntilMillis() > now) {
+                    wakes.add(j.protectedUntilMillis());
+                }
             }
         }
+        long horizonEnd = now + horizonMillis;
+        long t = now;
+        int passes = 0;
+        while (true) {
+            List<Decision> decisions = sim.schedule(t);
+            passes++;
+            for (Decision d : decisions) {
+                if (d instanceof Decision.Place p) {
+                    JobView j = sim.job(p.jobId()).orElseThrow();
+                    if (unplaced.remove(p.jobId())) {
+                        found.put(p.jobId(), new StartEstimate(p.jobId(), t,
+                                weakest.getOrDefault(j.cluster(), StartEstimate.Basis.DECLARED)));
+                    }
+                    RunTimeModel.RunTime rt = runTimes.expectedRun(j.request());
+                    ends.add(new End(t + rt.millis(), j.jobId(), j.cluster(), t, rt.basis()));
+                    if (p.protectedUntilMillis() > t) {
+                        wakes.add(p.protectedUntilMillis());
+                    }
+                } else if (d instanceof Decision.Reserve r && r.dueAtMillis() > t) {
+                    wakes.add(r.dueAtMillis());
+                }
+            }
+            if (unplaced.isEmpty() || passes >= steps.maxSteps()) {
+                break;
+            }
+            while (!ends.isEmpty() && stale(ends.peek(), sim)) {
+                ends.poll();
+            }
+            if (ends.isEmpty()) {
+                break; // nothing runs: nothing frees GPUs any more, no one to displace
+            }
+            long ahead = t - now;
+            long next = Math.min(ends.peek().atMillis(),
+                    t + Math.max(steps.tickMillis(), (long) (ahead * steps.stepFraction() * 5)));
+            Long wake = wakes.higher(t);
+            if (wake != null) {
+                next = Math.min(next, wake);
+            }
+            if (next > horizonEnd) {
+                break;
+            }
+            long stepEnd = next + Math.max(steps.minStepMillis(), (long) ((next - now) * steps.stepFraction()));
+            long last = next;
+            while (!ends.isEmpty() && ends.peek().atMillis() <= stepEnd) {
+                End e = ends.poll();
+                if (stale(e, sim)) {
+                    continue;
+                }
+                sim.jobFinished(e.atMillis(), e.jobId());
+                weakest.merge(e.cluster(), e.basis(), StartEstimator::weaker);
+                last = Math.max(last, e.atMillis());
+            }
+            wakes.headSet(last, true).clear();
+            t = Math.max(t, last);
+        }
+        lastPasses = passes;
+        for (JobView j : queue) {
+            StartEstimate e = found.get(j.jobId());
+            out.put(j.jobId(), e != null ? e
+                    : new StartEstimate(j.jobId(), horizonEnd, StartEstimate.Basis.BEYOND_HORIZON));
+        }
         return out;
+    }
+
+    /** The end belongs to a run that is over (the copy preempted or released the job since). */
+    private static boolean stale(End e, Scheduler sim) {
+        JobView j = sim.job(e.jobId()).orElse(null);
+        return j == null || j.state() != JobState.RUNNING || j.placedAtMillis() != e.placedAt();
+    }
+
+    private static StartEstimate.Basis weaker(StartEstimate.Basis a, StartEstimate.Basis b) {
+        return a.ordinal() >= b.ordinal() ? a : b;
     }
 }

@@ -16,6 +16,13 @@ public final class ThrashGuard {
         return (long) preemptor << 32 | (victim & 0xffffffffL);
     }
 
+    /** Becomes a copy of {@code other} (same account ids on both sides). */
+    public void copyFrom(ThrashGuard other) {
+        lastDisplaced.clear();
+        lastDisplaced.putAll(other.lastDisplaced);
+        sweptAt = other.sweptAt;
+    }
+
     /** {@code preemptor}'s job displaced a job of {@code victim} at {@code t}; entries older than {@code window} go. */
     public void displaced(int preemptor, int victim, long t, long window) {
         if (preemptor != victim) {

@@ -316,6 +316,16 @@ public final class ClusterState {
         availabilityChanged();
     }
 
+    /** A copy of a node (see {@link Node#emptyCopyOf}) joins a copy of the cluster, lost or draining as it is. */
+    public void nodeCopied(Node n) {
+        nodes.put(n.nodeId(), n);
+        nodeById.put(n.nodeId(), n);
+        if (n.available()) {
+            open.add(n);
+        }
+        availabilityChanged();
+    }
+
     /** A lost node registers again: fenced (new epoch, empty), it takes work. */
     public void nodeBack(Node n) {
         n.fence();

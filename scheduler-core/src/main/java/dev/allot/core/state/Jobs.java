@@ -23,6 +23,12 @@ public final class Jobs {
         return accountIds.computeIfAbsent(account, a -> accountIds.size());
     }
 
+    /** Gives every account the id it has in {@code other} (a copy keyed by the same ids); call before any job is added. */
+    public void copyAccountIds(Jobs other) {
+        accountIds.clear();
+        accountIds.putAll(other.accountIds);
+    }
+
     /** Accounts that have an id: the bound of every id given so far. */
     public int accountCount() {
         return accountIds.size();

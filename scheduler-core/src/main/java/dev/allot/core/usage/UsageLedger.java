@@ -23,6 +23,30 @@ public final class UsageLedger {
         this.slots = (int) Math.max(1, windowMillis / bucketMillis);
     }
 
+    /** Becomes an independent copy of {@code other}'s buckets (a forward run from the same usage). */
+    public void copyFrom(UsageLedger other) {
+        if (other.slots != slots || other.bucketMillis != bucketMillis) {
+            throw new IllegalArgumentException("a usage copy needs the same window and buckets");
+        }
+        UsageLedger c = this;
+        c.byCluster.clear();
+        for (Map.Entry<String, Map<String, Ring>> cl : other.byCluster.entrySet()) {
+            Map<String, Ring> rings = new HashMap<>();
+            for (Map.Entry<String, Ring> e : cl.getValue().entrySet()) {
+                Ring from = e.getValue();
+                Ring r = c.new Ring();
+                System.arraycopy(from.bucket, 0, r.bucket, 0, slots);
+                System.arraycopy(from.charged, 0, r.charged, 0, slots);
+                System.arraycopy(from.unallocated, 0, r.unallocated, 0, slots);
+                r.head = from.head;
+                r.sumCharged = from.sumCharged;
+                r.sumUnallocated = from.sumUnallocated;
+                rings.put(e.getKey(), r);
+            }
+            c.byCluster.put(cl.getKey(), rings);
+        }
+    }
+
     /** Start of the window that ends at {@code nowMillis}. */
     /** Length of the window: the whole buckets it spans. */
     public long windowMillis() {

@@ -25,8 +25,16 @@ final class ScenarioDriver {
     static final long HOUR = 60 * MIN;
     private static final long[] MIN_RUNTIMES = {0, 0, 5 * MIN, 15 * MIN, HOUR, 2 * HOUR, 8 * HOUR, 9 * HOUR};
 
-    final Scheduler s;
-    final Invariants inv;
+    Scheduler s;
+    Invariants inv;
+    /** The step before which the core is swapped for its copy ({@link Scheduler#copy()}), or -1. */
+    private int copyAt = -1;
+    /** What differed between the core and its copy when it was made (null: nothing). */
+    String copyDiff;
+    /** How many decisions were taken before the copy. */
+    int decisionsAtCopy = -1;
+    /** How many decisions were taken up to the end of the first pass of the copy. */
+    int decisionsAfterCopiedPass = -1;
     final List<Decision> decisions = new ArrayList<>();
     /** After every pass, each waiting job's place as explainWaiting gives it. */
     final List<String> places = new ArrayList<>();
@@ -92,18 +100,42 @@ final class ScenarioDriver {
         maxGpus = max;
     }
 
+    /**
+     * From step {@code step} on the world runs on a copy of its core: the same seed must then give
+     * the same decisions as the original core (invariants are no longer checked: their shadow
+     * belongs to the original).
+     */
+    ScenarioDriver copyingAt(int step) {
+        copyAt = step;
+        return this;
+    }
+
     /** Runs {@code steps} rounds of random events followed by a pass, checking invariants after each. */
     ScenarioDriver run(int steps) {
         for (int step = 0; step < steps; step++) {
+            if (step == copyAt) {
+                Scheduler c = s.copy();
+                copyDiff = describe(s).equals(describe(c)) ? null : describe(s) + "\n---- copy:\n" + describe(c);
+                s = c;
+                inv = null;
+                decisionsAtCopy = decisions.size();
+            }
             now += (1 + rnd.nextInt(30)) * MIN;
             int events = rnd.nextInt(6);
             for (int e = 0; e < events; e++) {
                 event();
             }
-            inv.beforePass();
+            if (inv != null) {
+                inv.beforePass();
+            }
             List<Decision> d = s.schedule(now);
-            inv.afterPass(now, d);
+            if (inv != null) {
+                inv.afterPass(now, d);
+            }
             decisions.addAll(d);
+            if (step == copyAt) {
+                decisionsAfterCopiedPass = decisions.size();
+            }
             for (JobView j : s.waiting("c1")) {
                 s.explainWaiting(j.jobId()).ifPresent(w -> places.add(w.jobId() + " at " + w.position() + " "
                         + w.hold() + " for " + w.reservedFor() + " behind " + w.accountsAhead()));
@@ -111,9 +143,13 @@ final class ScenarioDriver {
         }
         // let every minimum runtime pass with nothing new arriving: drained nodes end empty
         now += 9 * HOUR;
-        inv.beforePass();
+        if (inv != null) {
+            inv.beforePass();
+        }
         List<Decision> d = s.schedule(now);
-        inv.afterPass(now, d);
+        if (inv != null) {
+            inv.afterPass(now, d);
+        }
         decisions.addAll(d);
         for (NodeView n : s.nodes()) {
             if (n.draining() && !n.lost()) {
@@ -131,7 +167,7 @@ final class ScenarioDriver {
             JobView j = pick(JobState.RUNNING);
             if (j != null) {
                 s.jobFinished(now, j.jobId());
-                inv.released(j.jobId());
+                released(j.jobId());
             }
         } else if (k < 78) {
             JobView j = pick(JobState.RUNNING);
@@ -142,7 +178,7 @@ final class ScenarioDriver {
             JobView j = rnd.nextBoolean() ? pick(JobState.WAITING) : pick(JobState.RUNNING);
             if (j != null) {
                 s.cancel(now, j.jobId());
-                inv.released(j.jobId());
+                released(j.jobId());
             }
         } else if (k < 87) {
             String n = nodeIds.get(rnd.nextInt(nodeIds.size()));
@@ -158,7 +194,7 @@ final class ScenarioDriver {
                 s.registerNode(now, node.spec());
             } else {
                 for (String id : node.jobIds()) {
-                    inv.released(id);
+                    released(id);
                 }
                 s.nodeLost(now, n);
             }
@@ -167,6 +203,38 @@ final class ScenarioDriver {
             s.defineBudget(now, a, s.budgets().parent(a), 1 + rnd.nextInt(5));
         } else {
             s.advanceTo(now);
+        }
+    }
+
+    /** Everything the facade shows of a core's state (jobs, nodes, reservations, usage). */
+    static String describe(Scheduler c) {
+        StringBuilder b = new StringBuilder().append(c.nowMillis()).append('\n');
+        for (JobView j : c.jobs()) {
+            if (j.state() == JobState.RUNNING || j.state() == JobState.WAITING) {
+                b.append(j.jobId()).append(' ').append(j.state()).append(' ').append(j.placement()).append(' ')
+                        .append(j.placedAtMillis()).append(' ').append(j.queuedSinceMillis()).append(' ')
+                        .append(j.protectedUntilMillis()).append(' ').append(j.lastCheckpointMillis()).append(' ')
+                        .append(j.requeues()).append(' ').append(j.inDebugLane()).append(' ')
+                        .append(j instanceof dev.allot.core.state.Job x ? x.guardedUntilMillis() : 0).append('\n');
+            }
+        }
+        for (NodeView n : c.nodes()) {
+            b.append(n.nodeId()).append(' ').append(n.epoch()).append(' ').append(n.freeGpus()).append(' ')
+                    .append(n.draining()).append(' ').append(n.lost()).append(' ').append(n.reservedFor()).append(' ')
+                    .append(n.debugReserve()).append(' ').append(n.jobIds()).append('\n');
+        }
+        for (String cl : c.clusters()) {
+            b.append(c.reservations(cl)).append('\n');
+            for (String a : c.budgets().roots()) {
+                b.append(c.usage(cl, a)).append('\n');
+            }
+        }
+        return b.toString();
+    }
+
+    private void released(String jobId) {
+        if (inv != null) {
+            inv.released(jobId);
         }
     }
 

@@ -13,11 +13,20 @@ import java.util.List;
  * @param passes scheduling passes run
  * @param preemptionsOfUnallocated how many of the preemptions displaced unallocated jobs
  * @param lostGpuHoursOfUnallocated the part of the lost GPU-hours that unallocated victims lost
+ * @param startEstimate the expected start's accuracy, or null when not measured
  */
 public record RunResult(String policy, String variant, ClusterMetrics metrics, ClusterMetrics.Result result,
         int submitted, int finished, int runningAtEnd, int waitingAtEnd, int rejected, long passes,
         List<ClusterMetrics.Preemption> preemptions, long wallMillis, int preemptionsOfUnallocated,
-        double lostGpuHoursOfUnallocated) {
+        double lostGpuHoursOfUnallocated, StartEstimates.Accuracy startEstimate) {
+
+    public RunResult(String policy, String variant, ClusterMetrics metrics, ClusterMetrics.Result result,
+            int submitted, int finished, int runningAtEnd, int waitingAtEnd, int rejected, long passes,
+            List<ClusterMetrics.Preemption> preemptions, long wallMillis, int preemptionsOfUnallocated,
+            double lostGpuHoursOfUnallocated) {
+        this(policy, variant, metrics, result, submitted, finished, runningAtEnd, waitingAtEnd, rejected, passes,
+                preemptions, wallMillis, preemptionsOfUnallocated, lostGpuHoursOfUnallocated, null);
+    }
 
     public RunResult {
         preemptions = List.copyOf(preemptions);

@@ -90,6 +90,7 @@ public final class Simulation {
     private final Options options;
     private final EventSink sink;
     private final DoubleConsumer progress;
+    private boolean startEstimates;
 
     public Simulation(Scenario scenario, SchedulingPolicy policy, String variant, Options options, EventSink sink,
             DoubleConsumer progress) {
@@ -99,6 +100,12 @@ public final class Simulation {
         this.options = options;
         this.sink = sink == null ? EventSink.NONE : sink;
         this.progress = progress == null ? f -> { } : progress;
+    }
+
+    /** Also measure the expected start's accuracy ({@link StartEstimates}); costly, off by default. */
+    public Simulation estimatingStarts(boolean on) {
+        this.startEstimates = on;
+        return this;
     }
 
     private record Timed(long atMillis, int job, int seq) implements Comparable<Timed> {
@@ -140,6 +147,11 @@ public final class Simulation {
         for (int i = 0; i < scenario.nodes(); i++) {
             core.registerNode(0, new NodeSpec(CLUSTER, String.format("n%04d", i + 1), scenario.gpusPerNode()));
         }
+        long longestRun = 0;
+        for (SimJob job : jobs) {
+            longestRun = Math.max(longestRun, job.durationSeconds() * 1000);
+        }
+        StartEstimates estimates = startEstimates ? new StartEstimates(n, longestRun) : null;
         ClusterMetrics metrics = new ClusterMetrics(scenario.periodSeconds(), capacity, scenario.fractions());
 
         Map<String, Integer> index = new HashMap<>(n * 2);
@@ -239,6 +251,9 @@ public final class Simulation {
                 }
                 int j = e.job();
                 SimJob job = jobs.get(j);
+                if (estimates != null) {
+                    estimates.finished(core.job(job.jobId()).orElseThrow().request(), now - placedAt[j]);
+                }
                 core.jobFinished(now, job.jobId());
                 metrics.held(job.team(), placedAt[j] / 1000.0 - w, now / 1000.0 - w, job.gpus(), job.allocated());
                 metrics.demanded(job.team(), job.submitSeconds() - w, now / 1000.0 - w, job.gpus(), job.allocated());
@@ -261,6 +276,9 @@ public final class Simulation {
                         job.minRuntimeSeconds() * 1000, job.resumable(), job.debug() ? 1 : 0, submitMs,
                         options.durationHints() ? remaining[j] : -1);
                 core.submit(now, req);
+                if (estimates != null && submitMs >= warmMs) {
+                    estimates.submitted(j, submitMs);
+                }
                 state[j] = WAITING;
                 waiting++;
                 sink.event(job.submitSeconds(), job.jobId(), job.team(), "submit", job.gpus(), "");
@@ -361,6 +379,9 @@ public final class Simulation {
                     }
                 }
             }
+            if (estimates != null) {
+                estimates.afterPass(core, now, j -> state[j] == WAITING && firstPlaced[j] < 0, j -> jobs.get(j).jobId());
+            }
             if (used > capacity || used < 0) {
                 throw new IllegalStateException(policy.name() + ": " + used + " GPUs in use of " + capacity);
             }
@@ -404,7 +425,7 @@ public final class Simulation {
         progress.accept(1.0);
         return new RunResult(policy.name(), variant, metrics, metrics.result(), n, finished, runningAtEnd,
                 waitingAtEnd, rejected, passes, preemptionLog, (System.nanoTime() - wallStart) / 1_000_000,
-                preemptUnallocated, lostUnallocated / 3600.0);
+                preemptUnallocated, lostUnallocated / 3600.0, estimates == null ? null : estimates.accuracy(firstPlaced));
     }
 
     /**

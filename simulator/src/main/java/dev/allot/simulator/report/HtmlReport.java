@@ -54,6 +54,8 @@ public final class HtmlReport {
                 .append("(none for a job that checkpoints on notice). ")
                 .append("Fragmentation: GPU-time idle while some job waited / GPU-time available.</p>\n");
 
+        startEstimates(b, runs);
+
         b.append("<h2>GPUs held by team over time</h2>\n<p class=\"note\">Hourly average GPUs held per team (allocated and unallocated), stacked; ")
                 .append("red ticks above the plot mark preemptions.</p>\n");
         for (RunResult r : runs) {
@@ -88,6 +90,42 @@ public final class HtmlReport {
         }
         b.append("</body></html>\n");
         return b.toString();
+    }
+
+    /** The expected start's accuracy per policy, when the run measured it ({@code --start-estimates}). */
+    private static void startEstimates(StringBuilder b, List<RunResult> runs) {
+        if (runs.stream().allMatch(r -> r.startEstimate() == null)) {
+            return;
+        }
+        b.append("<h2>Expected start: accuracy</h2>\n<table><tr><th>policy</th><th>samples</th><th>jobs</th>")
+                .append("<th>median wait</th><th>median |error|</th><th>p90 |error|</th><th>within 25 %</th>")
+                .append("<th>median signed error</th><th>baseline median |error|</th><th>baseline p90 |error|</th>")
+                .append("<th>baseline within 25 %</th></tr>\n");
+        for (RunResult r : runs) {
+            if (r.startEstimate() == null) {
+                continue;
+            }
+            estimateRow(b, r.policy(), "at submission", r.startEstimate().atSubmission());
+            estimateRow(b, r.policy(), "hourly", r.startEstimate().hourly());
+        }
+        b.append("</table>\n<p class=\"note\">Jobs that waited more than 10 minutes. The estimate: the scheduling core run ")
+                .append("forward on a copy of the live state (run times learned from finished jobs, no arrivals), at ")
+                .append("submission and every hour while the job waits (refreshed at most every 5 simulated minutes); ")
+                .append("error = |estimated - actual start|; within 25 %: actual wait within 25 % of the estimated ")
+                .append("wait. Baseline (Slurm-style): the same forward run without preemption, every job ending at ")
+                .append("the trace's longest run. Jobs not started within the run are left out.</p>\n");
+    }
+
+    private static void estimateRow(StringBuilder b, String policy, String samples,
+            dev.allot.simulator.engine.StartEstimates.Figures f) {
+        b.append("<tr><td>").append(esc(policy)).append("</td><td>").append(samples).append("</td><td>").append(f.jobs())
+                .append("</td><td>").append(secs(f.medianWaitSeconds())).append("</td><td>")
+                .append(secs(f.medianAbsErrorSeconds())).append("</td><td>").append(secs(f.p90AbsErrorSeconds()))
+                .append("</td><td>").append(pct(f.withinQuarterShare())).append("</td><td>")
+                .append(f.medianSignedErrorSeconds() < 0 ? "-" : "").append(secs(Math.abs(f.medianSignedErrorSeconds())))
+                .append("</td><td>").append(secs(f.baselineMedianAbsErrorSeconds())).append("</td><td>")
+                .append(secs(f.baselineP90AbsErrorSeconds())).append("</td><td>").append(pct(f.baselineWithinQuarterShare()))
+                .append("</td></tr>\n");
     }
 
     private static void lossSections(StringBuilder b, Scenario sc, List<RunResult> runs) {

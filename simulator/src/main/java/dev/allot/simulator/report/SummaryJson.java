@@ -4,6 +4,7 @@ import dev.allot.core.metrics.ClusterMetrics;
 import dev.allot.core.metrics.JobClass;
 import dev.allot.core.metrics.OwedHours;
 import dev.allot.simulator.engine.RunResult;
+import dev.allot.simulator.engine.StartEstimates;
 import dev.allot.simulator.scenario.Scenario;
 import java.util.List;
 import java.util.Locale;
@@ -27,7 +28,7 @@ public final class SummaryJson {
         for (int i = 0; i < runs.size(); i++) {
             RunResult r = runs.get(i);
             b.append(i == 0 ? "\n    " : ",\n    ").append(Json.str(r.policy())).append(": ");
-            policy(b, r.result(), "    ");
+            policy(b, r.result(), "    ", r.startEstimate());
         }
         b.append("\n  }\n}\n");
         return b.toString();
@@ -43,6 +44,11 @@ public final class SummaryJson {
     }
 
     static void policy(StringBuilder b, ClusterMetrics.Result r, String indent) {
+        policy(b, r, indent, null);
+    }
+
+    /** The policy's figures, with the expected start's accuracy when it was measured. */
+    static void policy(StringBuilder b, ClusterMetrics.Result r, String indent, StartEstimates.Accuracy est) {
         String in = indent + "  ";
         b.append("{\n");
         b.append(in).append("\"occupancy\": ").append(Json.num(r.occupancy())).append(",\n");
@@ -73,8 +79,46 @@ public final class SummaryJson {
         field(b, in, "largeHeadOfLineJobs", Integer.toString(g.largeHeadOfLineJobs()));
         field(b, in, "largeHeadOfLineP90Seconds", Json.num(g.largeHeadOfLineP90Seconds()));
         field(b, in, "largeHeadOfLineMaxSeconds", Json.num(g.largeHeadOfLineMaxSeconds()));
-        b.append(in).append("\"preemptionCycles\": ").append(g.cycles()).append('\n');
+        b.append(in).append("\"preemptionCycles\": ").append(g.cycles());
+        if (est != null) {
+            b.append(",\n").append(in).append("\"startEstimate\": ");
+            startEstimate(b, est, in);
+        }
+        b.append('\n');
         b.append(indent).append('}');
+    }
+
+    /**
+     * {@code "startEstimate"}: the headline figures over each job's submission sample, the same over
+     * every hourly sample, and the cost ({@code refreshes} forward runs, {@code wallSeconds}).
+     */
+    static void startEstimate(StringBuilder b, StartEstimates.Accuracy a, String indent) {
+        String in = indent + "  ";
+        b.append("{\n");
+        figures(b, a.atSubmission(), in);
+        b.append(",\n").append(in).append("\"hourly\": {");
+        StringBuilder h = new StringBuilder();
+        figures(h, a.hourly(), "");
+        b.append(h.toString().replace("\n", " ").replaceAll(" +", " ").trim()).append("},\n");
+        b.append(in).append("\"refreshes\": ").append(a.refreshes()).append(",\n");
+        b.append(in).append("\"wallSeconds\": ").append(Json.num(a.wallSeconds())).append('\n');
+        b.append(indent).append('}');
+    }
+
+    private static void figures(StringBuilder b, StartEstimates.Figures f, String in) {
+        b.append(in).append("\"jobs\": ").append(f.jobs()).append(",\n");
+        b.append(in).append("\"medianAbsErrorSeconds\": ").append(Json.num(f.medianAbsErrorSeconds())).append(",\n");
+        b.append(in).append("\"p90AbsErrorSeconds\": ").append(Json.num(f.p90AbsErrorSeconds())).append(",\n");
+        b.append(in).append("\"withinQuarterShare\": ").append(Json.num(f.withinQuarterShare())).append(",\n");
+        b.append(in).append("\"baselineMedianAbsErrorSeconds\": ").append(Json.num(f.baselineMedianAbsErrorSeconds()))
+                .append(",\n");
+        b.append(in).append("\"baselineP90AbsErrorSeconds\": ").append(Json.num(f.baselineP90AbsErrorSeconds()))
+                .append(",\n");
+        b.append(in).append("\"baselineWithinQuarterShare\": ").append(Json.num(f.baselineWithinQuarterShare()))
+                .append(",\n");
+        b.append(in).append("\"medianWaitSeconds\": ").append(Json.num(f.medianWaitSeconds())).append(",\n");
+        b.append(in).append("\"medianRelativeError\": ").append(Json.num(f.medianRelativeError())).append(",\n");
+        b.append(in).append("\"medianSignedErrorSeconds\": ").append(Json.num(f.medianSignedErrorSeconds()));
     }
 
     private static void field(StringBuilder b, String indent, String name, String value) {
