@@ -288,12 +288,12 @@ class SchedulerServiceTest {
             throws Exception {
         // given two 64-GPU nodes (larger than any other test's, whose waiting jobs may take some of their GPUs)
         String cluster = service.settings().cluster();
+        Set<String> gangs = new HashSet<>();
         try (Tail<QueueSnapshot> queue = new Tail<>(infra, Topics.QUEUE_STATUS)) {
             int before = service.loop().status().nodes();
             twoNodes(64);
             await().atMost(WAIT).until(() -> service.loop().status().nodes() >= before + 2);
             // when two gangs that each need both nodes whole are submitted, so that at least one waits
-            Set<String> gangs = new HashSet<>();
             for (int i = 0; i < 2; i++) {
                 dev.allot.schemas.JobSubmitted gang = dev.allot.schemas.JobSubmitted.newBuilder(
                         Events.job(Events.id("job"), root + "/team-a", cluster, 2, 64, 60))
@@ -322,5 +322,12 @@ class SchedulerServiceTest {
         }
         given().when().get("/q/metrics").then().statusCode(200)
                 .body(containsString("allot_scheduler_estimate_refresh_seconds_count{cluster=\"" + cluster + "\""));
+        // the cluster is shared with the other tests: nothing of ours is left running or waiting
+        for (String gang : gangs) {
+            events.send(Topics.JOB_REQUESTS.name(), gang, new JobRequest(UUID.randomUUID().toString(), Instant.now(),
+                    new dev.allot.schemas.JobCancelRequested(gang, "test", "done", Instant.now())));
+        }
+        await().atMost(WAIT).untilAsserted(() -> assertThat(gangs).allSatisfy(gang -> assertThat(jobEventsOf(gang))
+                .last().satisfies(e -> assertThat(e.getStateAfter()).isEqualTo(JobState.CANCELLED))));
     }
 }
