@@ -18,6 +18,7 @@ import dev.allot.schemas.JobPlaced;
 import dev.allot.schemas.JobPreempted;
 import dev.allot.schemas.JobRequest;
 import dev.allot.schemas.JobRequeued;
+import dev.allot.schemas.StartEstimateBasis;
 import dev.allot.schemas.JobStarted;
 import dev.allot.schemas.JobState;
 import dev.allot.schemas.JobSubmitted;
@@ -114,27 +115,54 @@ class JobApiTest {
     }
 
     @Test
-    void givenTheSchedulersQueueSnapshot_whenAJobIsAsked_thenItsPositionAndReasonAreInTheAnswer() {
+    void givenTheSchedulersQueueSnapshot_whenAJobIsAsked_thenItsPositionReasonAndExpectedStartAreInTheAnswer() {
         String cluster = TestLog.uniquePrefix();
         Api.nodeOf(cluster);
         String waiting = submit(job("").replace("\"cluster\":\"local\"", "\"cluster\":\"" + cluster + "\""));
+        String far = submit(job("").replace("\"cluster\":\"local\"", "\"cluster\":\"" + cluster + "\""));
         String unlisted = submit(job("").replace("\"cluster\":\"local\"", "\"cluster\":\"" + cluster + "\""));
-        // the scheduler has published the queue: the first job third in line, the second past the snapshot's end
+        // the scheduler has published the queue: the first job third in line, expected in 2 h on default run
+        // times; the second beyond the 7-day horizon; the third past the snapshot's end
+        Instant at = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        Instant expected = at.plusSeconds(7200);
         TestLog.publish(Topics.QUEUE_STATUS, cluster, QueueSnapshot.newBuilder().setCluster(cluster)
-                .setAt(Instant.now()).setEntries(List.of(QueueEntry.newBuilder().setJobId(waiting).setAccount(team)
+                .setAt(at).setEstimatedAt(at.minusSeconds(3)).setEstimateHorizonSeconds(7 * 86_400L)
+                .setEntries(List.of(QueueEntry.newBuilder().setJobId(waiting).setAccount(team)
                         .setState(JobState.WAITING).setPosition(3).setGpus(2)
                         .setReason("position 3: lab/team-b ranks ahead (ratio 0.1)")
                         .setAccountsAhead(List.of(new AccountRatio("lab/team-b", 10.0, 100.0, 0.1)))
-                        .setProtectedUntil(null).build()))
+                        .setProtectedUntil(null).setExpectedStart(expected)
+                        .setExpectedStartBasis(StartEstimateBasis.DEFAULT).build(),
+                        QueueEntry.newBuilder().setJobId(far).setAccount(team)
+                        .setState(JobState.WAITING).setPosition(4).setGpus(2).setReason("position 4")
+                        .setAccountsAhead(List.of()).setProtectedUntil(null).setExpectedStart(null)
+                        .setExpectedStartBasis(StartEstimateBasis.BEYOND_HORIZON).build()))
                 .build());
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().when().get("/jobs/" + waiting).then()
                 .statusCode(200)
                 .body("queue.position", equalTo(3))
                 .body("queue.reason", equalTo("position 3: lab/team-b ranks ahead (ratio 0.1)"))
-                .body("queue.accountsAhead[0].account", equalTo("lab/team-b")));
+                .body("queue.accountsAhead[0].account", equalTo("lab/team-b"))
+                .body("queue.expectedStart", equalTo(expected.toString()))
+                .body("expectedStart.at", equalTo(expected.toString()))
+                .body("expectedStart.basis", equalTo("DEFAULT"))
+                .body("expectedStart.beyondHorizon", equalTo(false))
+                .body("expectedStart.lowConfidence", equalTo(true))
+                .body("expectedStart.note", org.hamcrest.Matchers.startsWith("low confidence: "))
+                .body("expectedStart.horizonSeconds", equalTo(604_800))
+                .body("expectedStart.estimatedAt", equalTo(at.minusSeconds(3).toString())));
+        Api.asAdmin().when().get("/jobs/" + far).then().statusCode(200)
+                .body("queue.position", equalTo(4))
+                .body("expectedStart.at", org.hamcrest.Matchers.nullValue())
+                .body("expectedStart.basis", equalTo("BEYOND_HORIZON"))
+                .body("expectedStart.beyondHorizon", equalTo(true))
+                .body("expectedStart.lowConfidence", equalTo(false))
+                .body("expectedStart.note", equalTo("not expected to start within the scheduler's horizon of 7 days"
+                        + " as the queue stands"));
         Api.asAdmin().when().get("/jobs/" + unlisted).then().statusCode(200).body("state", equalTo("WAITING"))
-                .body("queue", org.hamcrest.Matchers.nullValue());
+                .body("queue", org.hamcrest.Matchers.nullValue())
+                .body("expectedStart", org.hamcrest.Matchers.nullValue());
     }
 
     @ParameterizedTest(name = "{0}")

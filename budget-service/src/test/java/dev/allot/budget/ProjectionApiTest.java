@@ -39,15 +39,19 @@ import org.junit.jupiter.api.Test;
 class ProjectionApiTest {
 
     @Test
-    void givenAQueueSnapshot_whenTheQueueIsRead_thenPositionsReasonsAndAccountsAheadShow() {
+    void givenAQueueSnapshot_whenTheQueueIsRead_thenPositionsReasonsAccountsAheadAndExpectedStartsShow() {
         String cluster = TestLog.uniquePrefix();
         Instant protectedUntil = Instant.parse("2030-01-01T00:00:00Z");
+        Instant expectedStart = Instant.parse("2030-01-01T02:00:00Z");
+        Instant estimatedAt = Instant.parse("2029-12-31T23:59:58Z");
         QueueSnapshot snapshot = QueueSnapshot.newBuilder().setCluster(cluster).setAt(Instant.now())
+                .setEstimatedAt(estimatedAt).setEstimateHorizonSeconds(86_400L)
                 .setEntries(List.of(
                         QueueEntry.newBuilder().setJobId("w1").setAccount("lab/b").setState(JobState.WAITING)
                                 .setPosition(1).setGpus(8).setReason("lab/a ranks ahead (ratio 0.20)")
                                 .setAccountsAhead(List.of(new AccountRatio("lab/a", 20.0, 100.0, 0.2)))
-                                .setProtectedUntil(null).build(),
+                                .setProtectedUntil(null).setExpectedStart(expectedStart)
+                                .setExpectedStartBasis(dev.allot.schemas.StartEstimateBasis.DECLARED).build(),
                         QueueEntry.newBuilder().setJobId("r1").setAccount("lab/a").setState(JobState.RUNNING)
                                 .setPosition(null).setGpus(4).setReason("protected until 2030")
                                 .setAccountsAhead(List.of()).setProtectedUntil(protectedUntil).build()))
@@ -67,7 +71,13 @@ class ProjectionApiTest {
                 .body("entries[0].accountsAhead[0].account", equalTo("lab/a"))
                 .body("entries[0].accountsAhead[0].ratio", equalTo(0.2f))
                 .body("entries[1].position", equalTo(null))
-                .body("entries[1].protectedUntil", equalTo(protectedUntil.toString())));
+                .body("entries[1].protectedUntil", equalTo(protectedUntil.toString()))
+                .body("entries[0].expectedStart", equalTo(expectedStart.toString()))
+                .body("entries[0].expectedStartBasis", equalTo("DECLARED"))
+                .body("entries[1].expectedStart", equalTo(null))
+                .body("entries[1].expectedStartBasis", equalTo(null))
+                .body("estimatedAt", equalTo(estimatedAt.toString()))
+                .body("estimateHorizonSeconds", equalTo(86_400)));
     }
 
     @Test

@@ -21,6 +21,7 @@ import dev.allot.schemas.NodeStatus;
 import dev.allot.schemas.PreemptionReason;
 import dev.allot.schemas.QueueEntry;
 import dev.allot.schemas.QueueSnapshot;
+import dev.allot.schemas.StartEstimateBasis;
 import dev.allot.schemas.UsageReported;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.Tail;
@@ -140,31 +141,52 @@ class CliCommandsTest {
     }
 
     @Test
-    void jobs_and_why_showPositionAccountsAheadWithRatiosReasonAndContract() throws Exception {
+    void jobs_and_why_showPositionAccountsAheadWithRatiosReasonExpectedStartAndContract() throws Exception {
         String id = org + "-waits";
+        String far = org + "-far";
         assertThat(carol.run("submit", "-b", teamA, "-g", "8", "-n", "2", "--min-runtime", "1h", "--id", id,
+                "--wait", "0", "--", "sleep", "600").exitCode()).isZero();
+        assertThat(carol.run("submit", "-b", teamA, "-g", "8", "-n", "2", "--min-runtime", "1h", "--id", far,
                 "--wait", "0", "--", "sleep", "600").exitCode()).isZero();
         Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         jobEvent(id, JobState.WAITING, now, JobAccepted.newBuilder().setBudget(teamA).setCluster(cluster).setChargeMode(ChargeMode.ALLOCATED).setQueuedAt(now).build());
+        jobEvent(far, JobState.WAITING, now, JobAccepted.newBuilder().setBudget(teamA).setCluster(cluster).setChargeMode(ChargeMode.ALLOCATED).setQueuedAt(now).build());
+        // expected in 3 h on default run times (a little less by the time the CLI reads it); the other beyond 7 days
+        Instant expected = now.plus(Duration.ofHours(3)).plusSeconds(30);
         String reason = "waits for 16 GPUs on 2 nodes: 8 free on " + node1 + ", reservation for " + org
                 + "-big holds " + node2 + " until its protected window ends";
         service.publish(Topics.QUEUE_STATUS, cluster, QueueSnapshot.newBuilder().setCluster(cluster).setAt(now)
+                .setEstimatedAt(now).setEstimateHorizonSeconds(7 * 86_400L)
                 .setEntries(List.of(QueueEntry.newBuilder().setJobId(id).setAccount(teamA).setState(JobState.WAITING)
                         .setPosition(2).setGpus(16).setReason(reason)
-                        .setAccountsAhead(List.of(new AccountRatio(teamB, 3600.0, 36000.0, 0.1))).build()))
+                        .setAccountsAhead(List.of(new AccountRatio(teamB, 3600.0, 36000.0, 0.1)))
+                        .setExpectedStart(expected).setExpectedStartBasis(StartEstimateBasis.DEFAULT).build(),
+                        QueueEntry.newBuilder().setJobId(far).setAccount(teamA).setState(JobState.WAITING)
+                        .setPosition(3).setGpus(16).setReason("waits behind " + id).setAccountsAhead(List.of())
+                        .setExpectedStartBasis(StartEstimateBasis.BEYOND_HORIZON).build()))
                 .build());
 
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                assertThat(carol.run("jobs").out()).contains("not seen by the scheduler yet").contains(id + "  "));
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(carol.run("jobs").out()).contains(reason.substring(0, 20)));
-        Cli.Result jobs = carol.run("jobs", "--width", "100");
+                assertThat(carol.run("jobs", "--width", "200").out()).contains("not seen by the scheduler yet")
+                        .contains(id + "  "));
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(carol.run("jobs", "--width", "200").out())
+                .contains(reason.substring(0, 20)));
+        Cli.Result jobs = carol.run("jobs", "--width", "120");
         String line = jobs.out().lines().filter(l -> l.startsWith(id + " ")).findFirst().orElseThrow();
-        assertThat(line).contains(teamA).contains("WAITING").contains("16").contains(" 2 ").contains(" - ");
-        assertThat(jobs.out().lines().allMatch(l -> l.length() <= 100)).as(jobs.out()).isTrue();
+        assertThat(line).contains(teamA).contains("WAITING").contains("16").contains(" 2 ")
+                .containsPattern("~ in (3h00m|2h5\\dm) ");
+        assertThat(jobs.out()).contains("\n~ expected start rests on default run times (low confidence)");
+        assertThat(jobs.out().lines().filter(l -> l.startsWith(far + " ")).findFirst().orElseThrow())
+                .contains(" 3 ").contains("> 7d ");
+        assertThat(jobs.out().lines().allMatch(l -> l.length() <= 120)).as(jobs.out()).isTrue();
         assertThat(String.join(" ", jobs.out().lines().map(String::strip).toList())).contains(reason);
         JsonNode listed = json(carol.run("jobs", "--team", org, "-o", "json"));
         JsonNode mine = find(listed.path("jobs"), id);
         assertThat(mine.path("queue").path("position").asInt()).isEqualTo(2);
+        assertThat(mine.path("expectedStart").path("at").asText()).isEqualTo(expected.toString());
+        assertThat(mine.path("expectedStart").path("basis").asText()).isEqualTo("DEFAULT");
+        assertThat(mine.path("expectedStart").path("horizonSeconds").asLong()).isEqualTo(604_800);
+        assertThat(find(listed.path("jobs"), far).path("expectedStart").path("beyondHorizon").asBoolean()).isTrue();
         assertThat(carol.run("jobs", "--team", teamB).out()).doesNotContain(id);
         assertThat(new Cli(service.url, "dave").run("jobs").out()).doesNotContain(id);
         assertThat(new Cli(service.url, "dave").run("jobs", "--all").out()).contains(id);
@@ -176,11 +198,15 @@ class CliCommandsTest {
                 .contains("among " + org + "/*: " + teamB + " 0.10")
                 .contains("its own branch " + teamA)
                 .contains("reservation for " + org + "-big")
-                .contains("Expected start: -")
+                .containsPattern("Expected start: ~ in (3h00m|2h5\\dm) \\(default run times\\) \\([0-9-]+ [0-9:]+\\): low confidence: ")
                 .contains("allocated, protected for 1h00m after each start");
         JsonNode whyJson = json(carol.run("why", id, "-o", "json"));
         assertThat(whyJson.path("levels").get(0).path("ahead").get(0).path("ratio").asDouble()).isEqualTo(0.1);
         assertThat(whyJson.path("queue").path("reason").asText()).isEqualTo(reason);
+        assertThat(whyJson.path("expectedStart").path("basis").asText()).isEqualTo("DEFAULT");
+        assertThat(whyJson.path("expectedStart").path("lowConfidence").asBoolean()).isTrue();
+        assertThat(flat(carol.run("why", far).out())).contains("Expected start: > 7d: not expected to start within the"
+                + " scheduler's horizon of 7 days as the queue stands");
     }
 
     @Test
@@ -297,8 +323,10 @@ class CliCommandsTest {
         String reason = "waits behind accounts that rank ahead: " + teamA + " ratio 0.05 and others further"
                 + " below their share; nothing to preempt fairly";
         service.publish(Topics.QUEUE_STATUS, cluster, QueueSnapshot.newBuilder().setCluster(cluster).setAt(now)
+                .setEstimatedAt(now).setEstimateHorizonSeconds(7 * 86_400L)
                 .setEntries(List.of(QueueEntry.newBuilder().setJobId(id).setAccount(teamB).setState(JobState.WAITING)
-                        .setPosition(1).setGpus(1).setReason(reason).build()))
+                        .setPosition(1).setGpus(1).setReason(reason).setExpectedStart(now.plus(Duration.ofHours(2)))
+                        .setExpectedStartBasis(StartEstimateBasis.DECLARED).build()))
                 .build());
         await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
                 assertThat(carol.run("top", "--once", "--width", "90", "--height", "30").out()).contains(id));
@@ -308,6 +336,7 @@ class CliCommandsTest {
         assertThat(top.out().lines().count()).isLessThanOrEqualTo(30);
         assertThat(top.out().lines().allMatch(l -> l.length() <= 90)).as(top.out()).isTrue();
         String queued = top.out().lines().filter(l -> l.contains(id)).findFirst().orElseThrow();
+        assertThat(queued).containsPattern(" (2h00m|1h5\\dm) +waits behind");
         String shown = queued.substring(queued.indexOf("waits behind"));
         assertThat(shown).endsWith("…");
         String kept = shown.substring(0, shown.length() - 1);

@@ -47,6 +47,7 @@ final class AllotSystem implements AutoCloseable {
                 "allot.scheduler.cluster", cluster,
                 "allot.scheduler.tick", "250ms",
                 "allot.scheduler.demand-interval", "5s",
+                "allot.scheduler.estimate-interval", "1s",
                 // every decision committed and retaken on replay, one line each (compare a crash's two logs)
                 "quarkus.log.category.\"dev.allot.scheduler\".level", "DEBUG"));
         scheduler = ServiceProcess.of("scheduler-service", bootstrap, registry, stateDir.resolve("scheduler"),

@@ -9,7 +9,10 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-/** The user CLI as a person runs it: {@code java -jar cli/target/allot-cli.jar COMMAND --server URL ...}. */
+/**
+ * The user CLI as a person runs it: {@code java -jar cli/target/allot-cli.jar COMMAND --server URL --token T ...},
+ * as the user the token names.
+ */
 final class CliProcess {
 
     record Result(int exitCode, String out, String err) {
@@ -21,8 +24,13 @@ final class CliProcess {
 
     private final Path jar;
     private final String server;
+    private final String user;
+    private final String token;
 
-    CliProcess(String server) {
+    /** @param token a bearer token (test-support's {@code TestTokens}) naming {@code user} */
+    CliProcess(String server, String user, String token) {
+        this.user = user;
+        this.token = token;
         Path root = Path.of(System.getProperty("allot.root", "..")).toAbsolutePath().normalize();
         this.jar = root.resolve("cli/target/allot-cli.jar");
         if (!Files.isRegularFile(jar)) {
@@ -34,7 +42,7 @@ final class CliProcess {
     Result run(String... args) throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar",
-                jar.toString(), args[0], "--server", server, "--user", "erin", "--width", "120"));
+                jar.toString(), args[0], "--server", server, "--user", user, "--token", token, "--width", "120"));
         command.addAll(List.of(args).subList(1, args.length));
         Process process = new ProcessBuilder(command).start();
         process.getOutputStream().close();

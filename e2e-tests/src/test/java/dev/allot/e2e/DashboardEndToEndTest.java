@@ -32,7 +32,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The /ui dashboard in a real browser (Debian's chromium through Playwright) against the whole system as
- * real processes: a job submitted through the API waits in the queue page, starts, shows on the GPU
+ * real processes: a job submitted through the API waits in the queue page with its expected start, starts, shows on the GPU
  * timeline; a preemption's reason and preemptor show on the job page; the budget page charts delivery.
  * Then the metrics the Prometheus rules and the Grafana dashboard use are scraped from the running
  * services. One cluster of 2 nodes x 4 GPUs; screenshots of every page go to target/screenshots.
@@ -85,6 +85,14 @@ class DashboardEndToEndTest {
         PlaywrightAssertions.assertThat(waitingRow).isVisible();
         PlaywrightAssertions.assertThat(waitingRow.locator("td").first()).hasText("1");
         PlaywrightAssertions.assertThat(waitingRow.locator("td.reason")).not().isEmpty();
+        // the scheduler's expected start: relative ("in 4 min", "~ in 60 min (default run times)", "> 7d"), with
+        // what it rests on
+        Locator start = waitingRow.locator("td.start");
+        PlaywrightAssertions.assertThat(start).hasAttribute("data-basis",
+                Pattern.compile("DECLARED|LEARNED|DEFAULT|BEYOND_HORIZON"));
+        PlaywrightAssertions.assertThat(start).hasText(Pattern.compile(
+                "^(~ )?(in .+|any moment now)( \\(default run times\\))?$|^> \\d+d$"));
+        PlaywrightAssertions.assertThat(start).hasAttribute("title", Pattern.compile(".+"));
         PlaywrightAssertions.assertThat(queue.locator("#running tr[data-job='" + blocker + "']")).containsText("protected until");
         DashboardBrowser.screenshot(queue, "queue-waiting");
 

@@ -445,6 +445,81 @@ class SystemEndToEndTest {
         return value;
     }
 
+    @Test
+    @Order(6)
+    void givenTheCliWithAUsersToken_whenShe_submitsWaitsRunsAndCancels_thenEachCommandShowsWhatTheSystemDid()
+            throws Exception {
+        // given erin, a member of team-b, with a token, and the whole cluster held by a protected job that declared
+        // how long it runs
+        assertThat(system.api.send("PUT", "/budgets/" + lab + "/team-b",
+                Map.of("share", 1, "members", List.of("erin"))).status()).isBetween(200, 204);
+        CliProcess cli = new CliProcess(system.budget.url(), "erin", dev.allot.testsupport.TestTokens.user("erin"));
+        Map<String, Object> whole = job("team-a", 3, 4, 600, true, sleep(600));
+        whole.put("expectedDurationSeconds", 120);
+        String blocker = system.api.submit(whole);
+        await().atMost(PATIENCE).until(() -> system.api.state(blocker), "RUNNING"::equals);
+        // "in 1m50s", "~ in 3h00m" (default run times), "> 7d" (beyond the horizon), "any moment"
+        String expectedStart = "(in \\S+|~ in \\S+|> \\d+d|any moment)";
+
+        // when she submits a job that needs a whole node: it waits, with a position and an expected start
+        CliProcess.Result submitted = cli.run("submit", "-b", lab + "/team-b", "-c", system.cluster, "-g", "4",
+                "--min-runtime", "1m", "--expected-duration", "30s", "--wait", "60", "--",
+                "sh", "-c", "echo hello from $ALLOT_JOB_ID; sleep 1");
+        assertThat(submitted.exitCode()).as(submitted.toString()).isZero();
+        String id = submitted.out().lines().findFirst().orElseThrow().substring("submitted ".length());
+        assertThat(submitted.out()).as(submitted.toString())
+                .containsPattern("state WAITING, position 1, expected start " + expectedStart);
+
+        // then 'jobs' lists it (hers by default) waiting first in line with its expected start
+        CliProcess.Result jobs = cli.run("jobs", "-c", system.cluster);
+        assertThat(jobs.exitCode()).as(jobs.toString()).isZero();
+        String line = jobs.out().lines().filter(l -> l.startsWith(id + " ")).findFirst().orElseThrow();
+        assertThat(line).as(jobs.toString()).contains(lab + "/team-b").contains("WAITING")
+                .containsPattern(" 4 +1 +\\S+ +" + expectedStart);
+        assertThat(jobs.out()).doesNotContain(blocker);
+        JsonNode listed = new com.fasterxml.jackson.databind.ObjectMapper().readTree(cli.run("jobs", "-o", "json").out());
+        assertThat(listed.path("jobs").get(0).path("id").asText()).isEqualTo(id);
+        assertThat(listed.path("jobs").get(0).path("expectedStart").path("basis").asText())
+                .isIn("DECLARED", "LEARNED", "DEFAULT", "BEYOND_HORIZON");
+        // and 'why' says where it stands, what holds it and when it should start
+        CliProcess.Result why = cli.run("why", id);
+        assertThat(why.exitCode()).as(why.toString()).isZero();
+        assertThat(why.out()).as(why.toString()).contains("Position 1 in the queue of " + system.cluster)
+                .containsPattern("Expected start: " + expectedStart).contains("Reason: ")
+                .contains("allocated, protected for 1m00s after each start");
+
+        // when the blocker is cancelled her job runs to its end; 'history' tells its life in order
+        system.api.send("DELETE", "/jobs/" + blocker, null);
+        await().atMost(PATIENCE).untilAsserted(() -> assertThat(cli.run("jobs", "--state", "COMPLETED", "-c",
+                system.cluster).out()).contains(id));
+        CliProcess.Result history = cli.run("history", id);
+        assertThat(history.exitCode()).as(history.toString()).isZero();
+        List<String> kinds = List.of("JobSubmitted", "JobAccepted", "JobPlaced", "JobStarted", "JobExited", "JobCompleted");
+        int at = -1;
+        for (String kind : kinds) {
+            int next = history.out().indexOf(kind, at + 1);
+            assertThat(next).as(kind + " after the one before in\n" + history.out()).isGreaterThan(at);
+            at = next;
+        }
+        assertThat(cli.run("logs", id).out()).isEqualTo("hello from " + id + "\n");
+
+        // and a running job of hers is cancelled through the CLI; a finished one cannot be
+        CliProcess.Result running = cli.run("submit", "-b", lab + "/team-b", "-c", system.cluster, "-g", "1",
+                "--wait", "60", "--", "sleep", "600");
+        assertThat(running.exitCode()).as(running.toString()).isZero();
+        String second = running.out().lines().findFirst().orElseThrow().substring("submitted ".length());
+        await().atMost(PATIENCE).until(() -> system.api.state(second), "RUNNING"::equals);
+        CliProcess.Result cancel = cli.run("cancel", second, "--reason", "e2e");
+        assertThat(cancel.exitCode()).as(cancel.toString()).isZero();
+        assertThat(cancel.out()).contains("cancel requested for " + second);
+        await().atMost(PATIENCE).until(() -> system.api.state(second), "CANCELLED"::equals);
+        assertThat(cli.run("history", second).out()).contains("JobCancelRequested").contains("reason=e2e")
+                .contains("JobCancelled");
+        CliProcess.Result finished = cli.run("cancel", id);
+        assertThat(finished.exitCode()).as(finished.toString()).isEqualTo(1);
+        assertThat(finished.err()).contains("already finished");
+    }
+
     // ---- helpers ----
 
 

@@ -55,6 +55,8 @@ final class EdgeJob {
     private double chargedGpuSeconds;
     /** When the current allocated run began (its JobPlaced), -1 when none is being charged. */
     private long chargedSince = -1;
+    /** When the last run was placed (charged or not), -1 before the first: a completed job's run time counts from it. */
+    private long lastPlacedAt = -1;
 
     private EdgeJob(Launch launch, JobState verdict) {
         this.launch = launch;
@@ -77,6 +79,15 @@ final class EdgeJob {
             stopping.remove(rp.nodeId());
         }
         chargedSince = charged ? at : -1;
+        lastPlacedAt = at;
+    }
+
+    /**
+     * How long the job ran when it completes at {@code at}: from its last placement (for a job that finished
+     * after its stop and was placed again since, from the new placement: short, and rare). -1 if never placed.
+     */
+    long ranMillis(long at) {
+        return lastPlacedAt < 0 ? -1 : Math.max(0, at - lastPlacedAt);
     }
 
     /**

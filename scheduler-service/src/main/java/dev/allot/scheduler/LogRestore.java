@@ -99,8 +99,14 @@ final class LogRestore {
         }
     }
 
+    /** A job that completed after running {@code ranMillis} (from its last JobPlaced to its JobCompleted). */
+    record CompletedRun(JobRequest request, long ranMillis) {
+    }
+
     private final String cluster;
     private final RecordMapper mapper;
+    /** Completed runs in log order: the run-time model learns them again. */
+    private final List<CompletedRun> completed = new ArrayList<>();
     /** Budgets, registrations and drains in log order. */
     private final List<Input> facts = new ArrayList<>();
     /** The latest usage per account. */
@@ -239,7 +245,12 @@ final class LogRestore {
                 j.queuedSince = q.getQueuedAt().toEpochMilli();
                 j.requeues = q.getRestartCount();
             }
-            case JobCompleted c when j != null && !j.terminal -> verdict(j, JobState.COMPLETED, null, at);
+            case JobCompleted c when j != null && !j.terminal -> {
+                if (j.request != null) {
+                    completed.add(new CompletedRun(j.request, j.edge.ranMillis(at)));
+                }
+                verdict(j, JobState.COMPLETED, null, at);
+            }
             case JobFailed f when j != null && !j.terminal -> {
                 // Before job-events v2 a cancel was a JobFailed with stateAfter CANCELLED.
                 boolean cancel = e.getStateAfter() == JobState.CANCELLED;
@@ -293,7 +304,7 @@ final class LogRestore {
      */
     Projection into(Settings settings, long now) {
         Projection p = new Projection(settings);
-        p.restore(now, facts, drainReported, new ArrayList<>(jobs.values()), usage.values());
+        p.restore(now, facts, drainReported, new ArrayList<>(jobs.values()), usage.values(), completed);
         return p;
     }
 }

@@ -26,6 +26,7 @@ final class LoopMetrics {
     private final String cluster;
     private final Supplier<SchedulerLoop.Status> status;
     private final Timer pass;
+    private final Timer estimate;
     private final Counter deadLetters;
     private final Counter inputs;
     private final Counter transactions;
@@ -38,6 +39,9 @@ final class LoopMetrics {
         this.cluster = cluster;
         this.status = status;
         this.pass = Timer.builder("allot.scheduler.pass").description("Duration of one scheduling pass")
+                .tag("cluster", cluster).publishPercentiles(0.5, 0.99).register(this.registry);
+        this.estimate = Timer.builder("allot.scheduler.estimate.refresh")
+                .description("Duration of one refresh of the waiting jobs' expected starts (a forward run of the core)")
                 .tag("cluster", cluster).publishPercentiles(0.5, 0.99).register(this.registry);
         this.deadLetters = Counter.builder("allot.dead.letters").tags("consumer", CONSUMER, "cluster", cluster)
                 .description("Input records sent to dead-letters").register(this.registry);
@@ -74,6 +78,10 @@ final class LoopMetrics {
                         .description("GPUs the account's waiting jobs ask for").register(registry);
             }
         }
+    }
+
+    void estimate(long nanos) {
+        estimate.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     void lag(Consumer<?, ?> consumer) {

@@ -11,6 +11,8 @@ import dev.allot.core.Scheduler;
 import dev.allot.core.SchedulerConfig;
 import dev.allot.core.UsageFeed;
 import dev.allot.core.UsageRecord;
+import dev.allot.core.estimate.LearnedRunTimes;
+import dev.allot.core.estimate.RunTimeModel;
 import dev.allot.core.explain.AccountUsage;
 import dev.allot.core.policy.BudgetView;
 import dev.allot.schemas.JobState;
@@ -38,6 +40,10 @@ public final class Projection {
 
     private static final Logger LOG = Logger.getLogger(Projection.class);
 
+    /** How many completed runs the run-time model was fed, and their total length (rebuilt from the log after a restart). */
+    public record Learned(long runs, long totalMillis) {
+    }
+
     /** Counts of what the last pass decided, for metrics. */
     public record PassResult(int decisions, Map<String, Integer> byKind) {
     }
@@ -51,6 +57,11 @@ public final class Projection {
     private final Map<String, EdgeJob> jobs = new HashMap<>();
     /** Jobs with a run the edge started and has not ended, in the order they were placed. */
     private final LinkedHashSet<String> running = new LinkedHashSet<>();
+    /** Run times of completed jobs (the team's, per shape), for the expected starts. */
+    private final LearnedRunTimes runTimes;
+    private final StartEstimates estimates;
+    private long learnedRuns;
+    private long learnedMillis;
 
     public Projection(Settings settings) {
         this.cluster = settings.cluster();
@@ -61,6 +72,8 @@ public final class Projection {
         this.rules = new SubmissionRules(cluster, config.maxMinRuntimeMillis());
         this.liveness = new NodeLiveness(settings.lostAfter().toMillis());
         this.writer = new DecisionWriter(cluster, settings.stopGraceSeconds(), new Facts());
+        this.runTimes = new LearnedRunTimes(settings.estimates().defaultRunTime().toMillis());
+        this.estimates = new StartEstimates(runTimes, settings.estimates());
     }
 
     public String cluster() {
@@ -262,6 +275,7 @@ public final class Projection {
         if (e.exitCode() == 0) {
             if (j.exitedOk(e.nodeId()) == placement.size()) {
                 runEnded(e.jobId(), j, e.at()); // every replica exited: nothing to stop
+                learn(core.job(e.jobId()).orElseThrow().request(), j.ranMillis(e.at()));
                 core.jobExited(e.at(), e.jobId());
                 j.verdict = JobState.COMPLETED;
                 out.add(writer.completed(e.jobId(), e.at(), j.chargedGpuSeconds()));
@@ -292,6 +306,7 @@ public final class Projection {
                 ? endRun(e.jobId(), j, job.placement(), StopReason.NOT_ASSIGNED, null, e.at())
                 : List.of();
         if (job.state() == dev.allot.core.JobState.WAITING || job.state() == dev.allot.core.JobState.RUNNING) {
+            learn(job.request(), j.ranMillis(e.at()));
             core.cancel(e.at(), e.jobId());
             j.verdict = JobState.COMPLETED;
             out.addAll(writer.completedBeforeItsStop(e, stops, j.chargedGpuSeconds()));
@@ -334,7 +349,7 @@ public final class Projection {
      * from {@code now}.
      */
     void restore(long now, List<Input> facts, java.util.Set<String> drainReported, List<LogRestore.Job> restored,
-            java.util.Collection<Input.Usage> usage) {
+            java.util.Collection<Input.Usage> usage, List<LogRestore.CompletedRun> completed) {
         List<Output> discarded = new java.util.ArrayList<>();
         List<Input> inTimeOrder = new java.util.ArrayList<>(facts);
         inTimeOrder.sort(java.util.Comparator.comparingLong(Input::at)); // stable: log order among equal times
@@ -365,6 +380,7 @@ public final class Projection {
             usage(new Input.Usage(now, u.account(), u.chargedGpuSeconds(), u.unallocatedGpuSeconds()));
         }
         liveness.heardAllAt(now);
+        completed.forEach(c -> learn(c.request(), c.ranMillis()));
     }
 
     private static Input withTime(Input in, long at) {
@@ -441,6 +457,42 @@ public final class Projection {
         running.remove(jobId);
     }
 
+    // ------------------------------------------------------------------ run times and expected starts
+
+    /** A job completed after running {@code ranMillis}: the run-time model learns it (the same live and on a rebuild). */
+    private void learn(JobRequest request, long ranMillis) {
+        if (ranMillis < 0) {
+            return;
+        }
+        runTimes.observe(request, ranMillis);
+        learnedRuns++;
+        learnedMillis += ranMillis;
+    }
+
+    public Learned learned() {
+        return new Learned(learnedRuns, learnedMillis);
+    }
+
+    /** The run-time model the expected starts use. */
+    public RunTimeModel runTimes() {
+        return runTimes;
+    }
+
+    /** Whether the expected starts may be refreshed at {@code now} (at most once per configured interval). */
+    public boolean estimatesDue(long now) {
+        return estimates.due(now);
+    }
+
+    /** Recomputes the expected start of every waiting job from the core as it stands; true if new figures came. */
+    public boolean refreshEstimates(long now) {
+        return estimates.refresh(core, now);
+    }
+
+    /** The last refresh's expected starts (null before the first), as the next snapshot publishes them. */
+    public StartEstimates.Latest estimates() {
+        return estimates.latest();
+    }
+
     // ------------------------------------------------------------------ the core's answers
 
     private boolean liveInCore(String nodeId) {
@@ -503,7 +555,7 @@ public final class Projection {
 
     /** The cluster's queue as the last pass saw it: waiting jobs in order, then running jobs. */
     public QueueSnapshot snapshot(long now, int maxEntries) {
-        return QueueViews.snapshot(core, cluster, running, now, maxEntries);
+        return QueueViews.snapshot(core, cluster, running, now, maxEntries, estimates.latest());
     }
 
     /** The cluster's GPUs right now: on live nodes, held by running jobs, and asked for by waiting jobs per account. */

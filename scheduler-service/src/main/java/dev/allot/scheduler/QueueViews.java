@@ -3,12 +3,14 @@ package dev.allot.scheduler;
 import dev.allot.core.ChargeMode;
 import dev.allot.core.JobView;
 import dev.allot.core.Scheduler;
+import dev.allot.core.estimate.StartEstimate;
 import dev.allot.core.explain.RunningExplanation;
 import dev.allot.core.explain.WaitingExplanation;
 import dev.allot.schemas.AccountRatio;
 import dev.allot.schemas.JobState;
 import dev.allot.schemas.QueueEntry;
 import dev.allot.schemas.QueueSnapshot;
+import dev.allot.schemas.StartEstimateBasis;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,8 +31,11 @@ final class QueueViews {
      * The cluster's queue as the last pass saw it.
      *
      * @param running ids of the running jobs, in the order they were placed
+     * @param estimates the last expected starts (null before the first refresh): each waiting job's, if it
+     *     waited then, with its basis; a job beyond the horizon has a basis and no time
      */
-    static QueueSnapshot snapshot(Scheduler core, String cluster, Iterable<String> running, long now, int maxEntries) {
+    static QueueSnapshot snapshot(Scheduler core, String cluster, Iterable<String> running, long now, int maxEntries,
+            StartEstimates.Latest estimates) {
         List<QueueEntry> entries = new ArrayList<>();
         for (JobView j : core.waiting(cluster)) {
             if (entries.size() >= maxEntries) {
@@ -44,9 +49,12 @@ final class QueueViews {
                             DecisionWriter.finite(a.ratio())));
                 }
             }
+            StartEstimate estimate = estimates == null ? null : estimates.byJob().get(j.jobId());
             entries.add(new QueueEntry(j.jobId(), j.account(), JobState.WAITING,
                     w == null ? entries.size() + 1 : w.position(), j.gpus(),
-                    w == null ? "not yet looked at by a pass" : w.reason(), ahead, null));
+                    w == null ? "not yet looked at by a pass" : w.reason(), ahead, null,
+                    estimate == null || estimate.beyondHorizon() ? null : Instant.ofEpochMilli(estimate.expectedStartMillis()),
+                    estimate == null ? null : StartEstimateBasis.valueOf(estimate.basis().name())));
         }
         for (String jobId : running) {
             if (entries.size() >= maxEntries) {
@@ -57,9 +65,11 @@ final class QueueViews {
             Instant until = j.chargeMode() == ChargeMode.ALLOCATED && e != null
                     ? Instant.ofEpochMilli(e.protectedUntilMillis()) : null;
             entries.add(new QueueEntry(jobId, j.account(), JobState.RUNNING, null, j.gpus(),
-                    e == null ? "running" : e.reason(), List.of(), until));
+                    e == null ? "running" : e.reason(), List.of(), until, null, null));
         }
-        return new QueueSnapshot(cluster, Instant.ofEpochMilli(now), entries);
+        return new QueueSnapshot(cluster, Instant.ofEpochMilli(now), entries,
+                estimates == null ? null : Instant.ofEpochMilli(estimates.computedAtMillis()),
+                estimates == null ? null : estimates.horizonMillis() / 1000);
     }
 
     /** GPUs per account right now: [waiting, running allocated]. */

@@ -315,6 +315,15 @@ public final class SchedulerLoop implements Runnable {
             if (changed || tick) {
                 publishStatus(phase, projection, lastPassAt, rebuilt);
             }
+            // After the commit: the step's decisions are out before the forward run reads the core.
+            if (projection.estimatesDue(now) && (projection.waitingCount() > 0 || projection.estimates() == null
+                    || !projection.estimates().byJob().isEmpty())) {
+                long began = System.nanoTime();
+                if (projection.refreshEstimates(now)) {
+                    queueChanged = true; // the next snapshot carries the new figures
+                }
+                metrics.estimate(System.nanoTime() - began);
+            }
         }
     }
 

@@ -43,6 +43,15 @@ public class SchedulerService {
     @ConfigProperty(name = "allot.scheduler.usage-feed", defaultValue = "budget-usage")
     String usageFeed;
 
+    @ConfigProperty(name = "allot.scheduler.estimate-interval", defaultValue = "5s")
+    Duration estimateInterval;
+
+    @ConfigProperty(name = "allot.scheduler.estimate-horizon", defaultValue = "7d")
+    Duration estimateHorizon;
+
+    @ConfigProperty(name = "allot.scheduler.default-run-time", defaultValue = "1h")
+    Duration defaultRunTime;
+
     @Inject
     MeterRegistry registry;
 
@@ -64,7 +73,8 @@ public class SchedulerService {
 
     public Settings settings() {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, demandInterval,
-                snapshotMinInterval, snapshotMaxEntries, stopGraceSeconds, usageFeed);
+                snapshotMinInterval, snapshotMaxEntries, stopGraceSeconds, usageFeed,
+                new Settings.Estimates(estimateInterval, estimateHorizon, defaultRunTime));
     }
 
     public SchedulerLoop loop() {

@@ -8,6 +8,7 @@ import java.time.Duration;
  * @param cluster the one cluster this instance schedules
  * @param usageFeed {@code budget-usage} (the accounting-service's rolling usage feeds the core's
  *     ledger) or {@code running-jobs} (the core charges the jobs it placed)
+ * @param estimates how the expected start of waiting jobs is computed and how often
  */
 public record Settings(
         String bootstrapServers,
@@ -19,26 +20,49 @@ public record Settings(
         Duration snapshotMinInterval,
         int snapshotMaxEntries,
         int stopGraceSeconds,
-        String usageFeed) {
+        String usageFeed,
+        Estimates estimates) {
+
+    /**
+     * The expected starts published in the queue snapshot (README, "Expected start").
+     *
+     * @param interval at most one refresh per interval (a forward run of the core); zero: no estimates
+     * @param horizon how far ahead the forward run looks; a job not placed by then is beyond the horizon
+     * @param defaultRunTime how long a job runs when it declared no expected duration and its team has
+     *     no finished job of its shape to learn from
+     */
+    public record Estimates(Duration interval, Duration horizon, Duration defaultRunTime) {
+        public static final Estimates DEFAULTS = new Estimates(Duration.ofSeconds(5), Duration.ofDays(7),
+                Duration.ofHours(1));
+
+        public boolean enabled() {
+            return !interval.isZero() && !interval.isNegative();
+        }
+    }
 
     public static Settings of(String bootstrapServers, String registryUrl, String cluster) {
         return new Settings(bootstrapServers, registryUrl, cluster, Duration.ofSeconds(1), Duration.ofSeconds(30),
-                Duration.ofSeconds(60), Duration.ofSeconds(1), 500, 30, "budget-usage");
+                Duration.ofSeconds(60), Duration.ofSeconds(1), 500, 30, "budget-usage", Estimates.DEFAULTS);
     }
 
     public Settings withTick(Duration d) {
         return new Settings(bootstrapServers, registryUrl, cluster, d, lostAfter, demandInterval, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates);
     }
 
     public Settings withLostAfter(Duration d) {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, d, demandInterval, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates);
     }
 
     public Settings withDemandInterval(Duration d) {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, d, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates);
+    }
+
+    public Settings withEstimates(Estimates e) {
+        return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, demandInterval, snapshotMinInterval,
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, e);
     }
 
     /** Transactional id: one per cluster, so a second instance for the same cluster fences the first. */

@@ -11,6 +11,8 @@ public class ItCluster implements QuarkusTestProfile {
         return Map.of("allot.scheduler.cluster", "it-" + UUID.randomUUID().toString().substring(0, 8),
                 "allot.scheduler.tick", "200ms",
                 "allot.scheduler.lost-after", "10m",
-                "allot.scheduler.demand-interval", "2s");
+                "allot.scheduler.demand-interval", "2s",
+                "allot.scheduler.estimate-interval", "500ms",
+                "allot.scheduler.estimate-horizon", "3d");
     }
 }

@@ -159,6 +159,9 @@ class LogRestoreTest {
 
         // then it runs the same jobs on the same GPUs, and every job stands as it did
         assertThat(rebuilt.runningPlacements()).isEqualTo(live.runningPlacements()).containsKeys("gang", "paid");
+        // and it learned the same run times from the log: the job that completed, from its placement to its verdict
+        assertThat(live.learned().runs()).isEqualTo(1);
+        assertThat(rebuilt.learned()).isEqualTo(live.learned());
         for (String id : List.of("free", "done", "gang", "paid", "gone", "nope")) {
             assertThat(rebuilt.stateOf(id)).as(id).isEqualTo(live.stateOf(id));
             Optional<JobView> was = live.core().job(id).filter(j -> j.state() == dev.allot.core.JobState.WAITING

@@ -282,4 +282,52 @@ class SchedulerServiceTest {
             });
         }
     }
+
+    @Test
+    void given_two_gangs_that_each_need_a_whole_new_pair_of_nodes_then_the_one_that_waits_has_an_expected_start_and_the_refresh_is_timed()
+            throws Exception {
+        // given two 64-GPU nodes (larger than any other test's, whose waiting jobs may take some of their GPUs)
+        String cluster = service.settings().cluster();
+        Set<String> gangs = new HashSet<>();
+        try (Tail<QueueSnapshot> queue = new Tail<>(infra, Topics.QUEUE_STATUS)) {
+            int before = service.loop().status().nodes();
+            twoNodes(64);
+            await().atMost(WAIT).until(() -> service.loop().status().nodes() >= before + 2);
+            // when two gangs that each need both nodes whole are submitted, so that at least one waits
+            for (int i = 0; i < 2; i++) {
+                dev.allot.schemas.JobSubmitted gang = dev.allot.schemas.JobSubmitted.newBuilder(
+                        Events.job(Events.id("job"), root + "/team-a", cluster, 2, 64, 60))
+                        .setExpectedDurationSeconds(3600L).build();
+                events.submit(gang);
+                gangs.add(gang.getJobId());
+            }
+
+            // then a snapshot lists one of them waiting with an expected start (a basis; a time unless beyond
+            // the horizon, never before the estimate was made)
+            await().atMost(WAIT).untilAsserted(() -> assertThat(queue.values(r -> r.key().equals(cluster)))
+                    .anySatisfy(s -> {
+                        assertThat(s.getEstimatedAt()).isNotNull();
+                        assertThat(s.getEstimateHorizonSeconds()).isEqualTo(Duration.ofDays(3).toSeconds());
+                        assertThat(s.getEntries()).anySatisfy(e -> {
+                            assertThat(gangs).contains(e.getJobId());
+                            assertThat(e.getState()).isEqualTo(JobState.WAITING);
+                            assertThat(e.getExpectedStartBasis()).isNotNull();
+                            if (e.getExpectedStartBasis() == dev.allot.schemas.StartEstimateBasis.BEYOND_HORIZON) {
+                                assertThat(e.getExpectedStart()).isNull();
+                            } else {
+                                assertThat(e.getExpectedStart()).isAfterOrEqualTo(s.getEstimatedAt());
+                            }
+                        });
+                    }));
+        }
+        given().when().get("/q/metrics").then().statusCode(200)
+                .body(containsString("allot_scheduler_estimate_refresh_seconds_count{cluster=\"" + cluster + "\""));
+        // the cluster is shared with the other tests: nothing of ours is left running or waiting
+        for (String gang : gangs) {
+            events.send(Topics.JOB_REQUESTS.name(), gang, new JobRequest(UUID.randomUUID().toString(), Instant.now(),
+                    new dev.allot.schemas.JobCancelRequested(gang, "test", "done", Instant.now())));
+        }
+        await().atMost(WAIT).untilAsserted(() -> assertThat(gangs).allSatisfy(gang -> assertThat(jobEventsOf(gang))
+                .last().satisfies(e -> assertThat(e.getStateAfter()).isEqualTo(JobState.CANCELLED))));
+    }
 }

@@ -309,11 +309,15 @@ public class JobResource {
     @Path("/{id}")
     @Operation(summary = "A job's state (WAITING|RUNNING|COMPLETED|FAILED|REJECTED|CANCELLED), placement,"
             + " protection, preemptions and history; while it waits or runs, its place in the scheduler's latest"
-            + " queue snapshot (position, reason, accounts ahead, protected until)")
+            + " queue snapshot (position, reason, accounts ahead, protected until); while it waits, its expected start"
+            + " (at, basis DECLARED|LEARNED|DEFAULT|BEYOND_HORIZON, beyondHorizon, horizonSeconds, estimatedAt,"
+            + " lowConfidence, note), null until the scheduler estimated it")
     public Map<String, Object> job(@PathParam("id") String id) {
         Map<String, Object> job = view.jobs().find(id).map(JobRecord::view)
                 .orElseThrow(() -> new ApiException(Violation.notFound("id", "unknown job '" + id + "'")));
         job.put("queue", QueuePlace.of(view.queues(), (String) job.get("cluster"), id, (String) job.get("state")));
+        job.put("expectedStart", QueuePlace.expectedStart(view.queues(), (String) job.get("cluster"), id,
+                (String) job.get("state")));
         return job;
     }
 

@@ -23,6 +23,27 @@ final class QueuePlace {
      * stale reason).
      */
     static Map<String, Object> of(QueueBoard board, String cluster, String jobId, String state) {
+        Found found = find(board, cluster, jobId, state);
+        if (found == null) {
+            return null;
+        }
+        // the entry exactly as /queue renders it, with the snapshot's time
+        Map<String, Object> place = new LinkedHashMap<>();
+        place.put("asOf", found.snapshot().getAt().toString());
+        place.putAll(AvroJson.toMap(found.entry()));
+        return place;
+    }
+
+    /** The job's expected start from its entry ({@link ExpectedStart}), or null. */
+    static Map<String, Object> expectedStart(QueueBoard board, String cluster, String jobId, String state) {
+        Found found = find(board, cluster, jobId, state);
+        return found == null ? null : ExpectedStart.of(found.snapshot(), found.entry());
+    }
+
+    private record Found(QueueSnapshot snapshot, QueueEntry entry) {
+    }
+
+    private static Found find(QueueBoard board, String cluster, String jobId, String state) {
         if (cluster == null) {
             return null;
         }
@@ -32,14 +53,7 @@ final class QueuePlace {
         }
         for (QueueEntry entry : snapshot.get().getEntries()) {
             if (entry.getJobId().equals(jobId)) {
-                if (!entry.getState().name().equals(state)) {
-                    return null;
-                }
-                // the entry exactly as /queue renders it, with the snapshot's time
-                Map<String, Object> place = new LinkedHashMap<>();
-                place.put("asOf", snapshot.get().getAt().toString());
-                place.putAll(AvroJson.toMap(entry));
-                return place;
+                return entry.getState().name().equals(state) ? new Found(snapshot.get(), entry) : null;
             }
         }
         return null;

@@ -28,7 +28,9 @@ public class QueueResource {
 
     @GET
     @Operation(summary = "Waiting jobs in order with their reasons, then running jobs with their protection,"
-            + " from the scheduler's latest QueueSnapshot of the cluster (empty entries and at=null before the first)")
+            + " from the scheduler's latest QueueSnapshot of the cluster (empty entries and at=null before the first);"
+            + " each waiting entry's expectedStart and expectedStartBasis (DECLARED|LEARNED|DEFAULT|BEYOND_HORIZON,"
+            + " null until estimated), when they were estimated (estimatedAt) and the horizon (estimateHorizonSeconds)")
     public Map<String, Object> queue(@QueryParam("cluster") String cluster) {
         if (cluster == null || cluster.isBlank()) {
             throw new ApiException(Violation.badRequest("cluster", "cluster is required, e.g. /queue?cluster=local"));
@@ -37,6 +39,8 @@ public class QueueResource {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("cluster", cluster);
         body.put("at", snapshot.map(s -> s.getAt().toString()).orElse(null));
+        body.put("estimatedAt", snapshot.map(s -> s.getEstimatedAt()).map(Object::toString).orElse(null));
+        body.put("estimateHorizonSeconds", snapshot.map(s -> s.getEstimateHorizonSeconds()).orElse(null));
         body.put("entries", snapshot.map(s -> AvroJson.toJson(s.getEntries())).orElse(List.of()));
         return body;
     }

@@ -20,7 +20,9 @@ import picocli.CommandLine.Option;
 /** squeue: my jobs, a team's or everyone's, with position, how long they wait, expected start and reason. */
 @Command(name = "jobs", aliases = "squeue", mixinStandardHelpOptions = true,
         description = {"Jobs (squeue): yours by default, --team TEAM (and its sub-accounts) or --all;",
-                "id, team, state, GPUs, position, waiting for, expected start, reason (from the scheduler's latest queue)."})
+                "id, team, state, GPUs, position, waiting for, expected start, reason (from the scheduler's latest queue).",
+                "Expected start: 'in 2h10m'; '~ in 3h00m' when it rests on default run times (low confidence);",
+                "'> 7d' beyond the scheduler's horizon; '-' until the scheduler estimated it."})
 public final class JobsCommand extends ApiCommand {
 
     static final class Who {
@@ -68,11 +70,13 @@ public final class JobsCommand extends ApiCommand {
                 jobs.add(job.deepCopy());
             }
         }
-        Map<String, Map<String, JsonNode>> queues = queues(jobs);
+        Map<String, JsonNode> queues = queues(jobs);
         for (JsonNode job : jobs) {
-            JsonNode entry = queues.getOrDefault(job.path("cluster").asText(), Map.of()).get(job.path("id").asText());
-            ((ObjectNode) job).set("queue", entry != null && entry.path("state").asText().equals(job.path("state").asText())
-                    ? entry : null);
+            JsonNode queue = queues.get(job.path("cluster").asText());
+            JsonNode entry = queue == null ? null : entry(queue, job.path("id").asText());
+            boolean current = entry != null && entry.path("state").asText().equals(job.path("state").asText());
+            ((ObjectNode) job).set("queue", current ? entry : null);
+            ((ObjectNode) job).set("expectedStart", current ? StartText.fromQueue(entry, queue) : null);
         }
         if (json) {
             Map<String, Object> body = new LinkedHashMap<>();
@@ -95,16 +99,36 @@ public final class JobsCommand extends ApiCommand {
                     job.path("gpus").isNumber() ? job.path("gpus").asInt() : null,
                     present(q.path("position")) ? q.path("position").asInt() : null,
                     s.equals("WAITING") && submitted != null ? Format.duration(Duration.between(submitted, now)) : null,
-                    WhyCommand.expectedStart(q, now),
+                    StartText.column(job.path("expectedStart"), now),
                     present(q.path("reason")) ? q.path("reason").asText()
                             : s.equals("WAITING") && !job.path("seenByScheduler").asBoolean() ? "not seen by the scheduler yet"
                             : null);
         }
-        return print(table.render(width()));
+        String rendered = table.render(width());
+        boolean marked = false;
+        for (JsonNode job : jobs) {
+            String start = StartText.column(job.path("expectedStart"), now);
+            marked |= start.startsWith("~") || start.startsWith(">");
+        }
+        if (!marked) {
+            return print(rendered);
+        }
+        StringBuilder out = new StringBuilder(rendered.endsWith("\n") ? rendered : rendered + "\n");
+        dev.allot.cli.render.Words.wrap(StartText.LEGEND, width()).forEach(l -> out.append(l).append('\n'));
+        return print(out.toString());
     }
 
-    /** The latest queue snapshot of every cluster the jobs are on, by job id. */
-    private Map<String, Map<String, JsonNode>> queues(ArrayNode jobs) {
+    private static JsonNode entry(JsonNode queue, String jobId) {
+        for (JsonNode e : queue.path("entries")) {
+            if (e.path("jobId").asText().equals(jobId)) {
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /** The latest queue snapshot ({@code GET /queue}) of every cluster the jobs are on. */
+    private Map<String, JsonNode> queues(ArrayNode jobs) {
         TreeSet<String> clusters = new TreeSet<>();
         jobs.forEach(j -> {
             String s = j.path("state").asText();
@@ -112,12 +136,9 @@ public final class JobsCommand extends ApiCommand {
                 clusters.add(j.path("cluster").asText());
             }
         });
-        Map<String, Map<String, JsonNode>> byCluster = new HashMap<>();
+        Map<String, JsonNode> byCluster = new HashMap<>();
         for (String c : clusters) {
-            Map<String, JsonNode> entries = new HashMap<>();
-            api().get("/queue?cluster=" + ApiClient.encode(c)).path("entries")
-                    .forEach(e -> entries.put(e.path("jobId").asText(), e));
-            byCluster.put(c, entries);
+            byCluster.put(c, api().get("/queue?cluster=" + ApiClient.encode(c)));
         }
         return byCluster;
     }

@@ -63,8 +63,9 @@ public final class SubmitCommand extends ApiCommand {
     @Option(names = "--id", paramLabel = "ID", description = "Choose the job id (default: the service picks a UUID).")
     String id;
 
-    @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "5",
-            description = "How long to wait for the scheduler's first word on the job (0: do not wait). Default ${DEFAULT-VALUE}.")
+    @Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "10",
+            description = "How long to wait for the scheduler's first word on the job: its position and expected start,"
+                    + " or its verdict (0: do not wait). Default ${DEFAULT-VALUE}.")
     int waitSeconds;
 
     @Parameters(paramLabel = "COMMAND", arity = "0..*", description = "The command each replica runs (after --).")
@@ -120,7 +121,7 @@ public final class SubmitCommand extends ApiCommand {
                 text.append(", position ").append(queue.path("position").asInt());
             }
             if ("WAITING".equals(seen.path("state").asText())) {
-                text.append(", expected start ").append(WhyCommand.expectedStart(seen, now()));
+                text.append(", expected start ").append(StartText.of(seen.path("expectedStart"), now()));
             }
             text.append('\n');
             if (present(queue.path("reason"))) {
@@ -138,13 +139,14 @@ public final class SubmitCommand extends ApiCommand {
         long deadline = System.nanoTime() + Duration.ofSeconds(Math.max(0, waitSeconds)).toNanos();
         while (true) {
             JsonNode job = api().get("/jobs/" + ApiClient.encode(jobId));
+            // waiting: once it is in the scheduler's snapshot with an expected start; else once decided
             boolean decided = job.path("seenByScheduler").asBoolean()
-                    && (present(job.path("queue")) || !"WAITING".equals(job.path("state").asText()));
+                    && (present(job.path("expectedStart")) || !"WAITING".equals(job.path("state").asText()));
             if (decided) {
                 return job;
             }
             if (System.nanoTime() >= deadline) {
-                return waitSeconds > 0 && job.path("seenByScheduler").asBoolean() ? job : null;
+                return waitSeconds > 0 && job.path("seenByScheduler").asBoolean() && present(job.path("queue")) ? job : null;
             }
             try {
                 Thread.sleep(250); // polling the API: the scheduler publishes when its pass is done

@@ -184,7 +184,7 @@ public final class TopCommand extends ApiCommand {
         account = Math.min(account, 24);
         for (JsonNode e : queue.path("entries")) {
             String pos = present(e.path("position")) ? "#" + e.path("position").asInt() : "run";
-            String start = WhyCommand.expectedStart(e, now);
+            String start = StartText.compact(StartText.fromQueue(e, queue), now);
             String head = String.format(Locale.ROOT, "  %-4s %-" + id + "s %-" + account + "s %4d  %-7s ", pos,
                     Words.fit(e.path("jobId").asText(), id), Words.fit(e.path("account").asText(), account),
                     e.path("gpus").asInt(), start);

@@ -45,7 +45,7 @@ public final class WhyCommand extends ApiCommand {
             body.put("ownRatio", ratios.get(job.path("budget").asText("")));
             body.put("queue", present(queue) ? queue : null);
             body.put("levels", levels(job, ratios));
-            body.put("expectedStart", present(queue.path("expectedStart")) ? queue.path("expectedStart").asText() : null);
+            body.put("expectedStart", present(job.path("expectedStart")) ? job.path("expectedStart") : null);
             body.put("protectedUntil", text(job.path("protectedUntil")));
             body.put("preemptible", preemptible(job, now()));
             body.put("rejection", present(job.path("rejection")) ? job.path("rejection") : null);
@@ -70,7 +70,7 @@ public final class WhyCommand extends ApiCommand {
                         .append(" (scheduler's view ").append(Format.relative(asOf, now)).append(").\n");
             }
             if ("WAITING".equals(queue.path("state").asText())) {
-                out.append("Expected start: ").append(expectedStart(queue, now)).append('\n');
+                paragraph(out, "Expected start: " + expectedStart(job.path("expectedStart"), now), width);
             }
             paragraph(out, "Reason: " + queue.path("reason").asText(), width);
         } else if (state.equals("WAITING") && job.path("seenByScheduler").asBoolean()) {
@@ -200,16 +200,15 @@ public final class WhyCommand extends ApiCommand {
         account.path("children").forEach(child -> collect(child, cluster, ratios));
     }
 
-    /** The scheduler's expected start if the queue entry (or job view) carries one, else "-". */
-    static String expectedStart(JsonNode entry, Instant now) {
-        JsonNode q = present(entry.path("queue")) ? entry.path("queue") : entry;
-        for (String field : List.of("expectedStart", "expectedStartAt")) {
-            Instant at = Format.instant(q.path(field));
-            if (at != null) {
-                return at.isAfter(now) ? Format.relative(at, now) : "now";
-            }
+    /** The expected start in words, with the time and what it rests on: "in 2h05m (12-02 14:05:00): from ...". */
+    static String expectedStart(JsonNode start, Instant now) {
+        String text = StartText.of(start, now);
+        if (text.equals("-")) {
+            return "not estimated yet (the scheduler refreshes its estimates every few seconds)";
         }
-        return "-";
+        Instant at = Format.instant(start.path("at"));
+        String note = present(start.path("note")) ? start.path("note").asText() : null;
+        return text + (at == null ? "" : " (" + Format.clock(at) + ")") + (note == null ? "" : ": " + note);
     }
 
     static boolean preemptible(JsonNode job, Instant now) {
