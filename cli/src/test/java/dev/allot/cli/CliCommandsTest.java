@@ -62,9 +62,17 @@ class CliCommandsTest {
         cluster = org + "-gpu";
         node1 = cluster + "-node-1";
         node2 = cluster + "-node-2";
-        assertThat(service.call("PUT", "/budgets/" + org, "{\"share\":1}")).isEqualTo(200);
-        assertThat(service.call("PUT", "/budgets/" + teamA, "{\"share\":3}")).isEqualTo(200);
-        assertThat(service.call("PUT", "/budgets/" + teamB, "{\"share\":1}")).isEqualTo(200);
+        // the tree as the log has it, created two days ago: the usage two hours back below is owed (an account is
+        // owed from its creation on)
+        Instant created = Instant.now().minus(Duration.ofDays(2));
+        for (String[] account : new String[][] {{org, null, "1"}, {teamA, org, "3"}, {teamB, org, "1"}}) {
+            service.publish(Topics.BUDGETS, account[0], dev.allot.schemas.BudgetEvent.newBuilder()
+                    .setEventId(UUID.randomUUID().toString()).setOccurredAt(Instant.now())
+                    .setPayload(dev.allot.schemas.BudgetDefined.newBuilder().setPath(account[0]).setParent(account[1])
+                            .setShare(Double.parseDouble(account[2])).setEffectiveAt(Instant.now()).setCreatedAt(created)
+                            .setDefinedBy("admin").build()).build());
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> service.call("GET", "/budgets/" + teamB, null) == 200);
         for (String node : List.of(node1, node2)) {
             nodeStatus(node, new NodeRegistered(cluster, 8, "fake", 7L, "test:1", null));
             nodeStatus(node, new NodeHeartbeat(cluster, 7L, List.of(), null));
