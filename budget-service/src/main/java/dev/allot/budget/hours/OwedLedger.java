@@ -29,9 +29,11 @@ public final class OwedLedger {
         double[] demanded = new double[n];
         double[] delivered = new double[n];
         for (int i = 0; i < n; i++) {
-            double since = createdAtMillis == Long.MIN_VALUE ? HourlyLedger.HOUR
-                    : Math.max(0, Math.min(HourlyLedger.HOUR, hours[i].start() + HourlyLedger.HOUR - createdAtMillis));
-            entitled[i] = entitledGpuSecondsPerHour == null ? 0 : entitledGpuSecondsPerHour * since / HourlyLedger.HOUR;
+            // the core's rule for the owed part of a window, applied to this one hour
+            double owedSeconds = dev.allot.core.usage.WindowUsage.owedSeconds(createdAtMillis, HourlyLedger.HOUR,
+                    hours[i].start() + HourlyLedger.HOUR);
+            entitled[i] = entitledGpuSecondsPerHour == null ? 0
+                    : entitledGpuSecondsPerHour * owedSeconds * 1000 / HourlyLedger.HOUR;
             demanded[i] = hours[i].demanded();
             delivered[i] = hours[i].charged();
         }
