@@ -48,6 +48,14 @@ compose_prepare() {
     openssl pkey -in "$ALLOT_COMPOSE_STATE/secrets/signing-private-key.pem" -pubout -out "$ALLOT_COMPOSE_STATE/secrets/allot-signing-key.pem"
   fi
   chmod 0644 "$ALLOT_COMPOSE_STATE"/secrets/allot-*   # read by the services' uid 1001 (compose v1 bind-mounts the files)
+  # The agent API secret: the agents refuse it unless only its owner may read it, so it belongs to the services'
+  # uid 1001, mode 0400 (made once; chown needs root, as docker does).
+  if [ ! -s "$ALLOT_COMPOSE_STATE/secrets/allot-agent-api-secret" ]; then
+    (umask 077; openssl rand -hex 32 > "$ALLOT_COMPOSE_STATE/secrets/allot-agent-api-secret")
+  fi
+  chown 1001:1001 "$ALLOT_COMPOSE_STATE/secrets/allot-agent-api-secret" 2>/dev/null \
+    || die "cannot give $ALLOT_COMPOSE_STATE/secrets/allot-agent-api-secret to uid 1001 (the services' user): run as root"
+  chmod 0400 "$ALLOT_COMPOSE_STATE/secrets/allot-agent-api-secret"
   cat > "$ALLOT_COMPOSE_STATE/prometheus.yml" <<YAML
 global: {scrape_interval: 5s, evaluation_interval: 5s}
 rule_files: [/etc/prometheus/rules/*.yml]
@@ -115,9 +123,16 @@ compose_status() {
   echo "grafana - not run locally (not packaged here; the shipped compose/docker-compose.yml has it, profile 'grafana')"
 }
 
-# api METHOD PATH [BODY]: the budget-service's API; prints the body, fails on a non-2xx status.
+# compose_token NAME [GROUPS]: a token for the compose stack, signed with its throw-away key (auth-lib's auth_mint).
+compose_token() {
+  # shellcheck source=bin/auth-lib.sh
+  source "$ALLOT_ROOT/bin/auth-lib.sh"
+  AUTH_KEY="$ALLOT_COMPOSE_STATE/secrets/signing-private-key.pem" auth_mint "$1" "${2:-}" 3600
+}
+
+# api METHOD PATH [BODY]: the budget-service's API as $COMPOSE_TOKEN; prints the body, fails on a non-2xx status.
 api() {
-  curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+-d "$3"} "$API$2"
+  curl -sf -X "$1" -H 'Content-Type: application/json' -H "Authorization: Bearer $COMPOSE_TOKEN" ${3:+-d "$3"} "$API$2"
 }
 
 job_field() { api GET "/jobs/$1" | jq -r "$2"; }
@@ -131,14 +146,19 @@ wait_job() {
 compose_smoke() {
   local id lost node agent other t0
   compose_up >/dev/null
+  COMPOSE_TOKEN=$(compose_token smoke-admin allot-admins) || die "could not mint a token"
   api PUT /budgets/smoke '{"share":1}' >/dev/null || die "PUT /budgets/smoke failed"
-  api PUT /budgets/smoke/team '{"share":1}' >/dev/null || die "PUT /budgets/smoke/team failed"
+  api PUT /budgets/smoke/team '{"share":1,"members":["smoke"]}' >/dev/null || die "PUT /budgets/smoke/team failed"
+  COMPOSE_TOKEN=$(compose_token smoke) || die "could not mint a token"
 
   id=$(api POST /jobs '{"budget":"smoke/team","cluster":"local","replicas":1,"gpusPerReplica":2,"minRuntimeSeconds":0,"command":["sh","-c","echo hello from $ALLOT_NODE_ID; sleep 1"]}' | jq -r .id) \
     || die "POST /jobs failed"
   info "submitted $id (2 GPUs, sleep 1)"
   wait_job "$id" 60 '.state == "COMPLETED"' || die "job $id did not complete in 60 s (state $(job_field "$id" .state))"
   info "ok: $id COMPLETED on $(job_field "$id" '.placement.assignments[0].nodeId')"
+  api GET "/jobs/$id/logs?replica=0" | jq -e '.text | contains("hello from")' >/dev/null \
+    || die "GET /jobs/$id/logs did not return the job's output (the agent API secret shared by budget-service and agents)"
+  info "ok: its output read through the API (agent API secret)"
 
   lost=$(api POST /jobs '{"budget":"smoke/team","cluster":"local","replicas":1,"gpusPerReplica":8,"minRuntimeSeconds":0,"command":["sh","-c","sleep 600"]}' | jq -r .id) \
     || die "POST /jobs failed"

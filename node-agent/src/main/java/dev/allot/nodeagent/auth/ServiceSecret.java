@@ -7,27 +7,24 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import java.util.Set;
+import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
  * The secret the budget-service (the public API) shows this agent to read job output and node state
  * ({@code Authorization: Bearer <secret>}): one line in a file only its owner reads ({@code allot.agent.api-secret-file},
- * mode 0600 or 0400; a Kubernetes Secret mounted into the agents and the budget-service). A missing file is made
+ * mode 0600 or 0400, or root-owned 0440 as a Kubernetes Secret volume with the pod's fsGroup: {@link PrivateFile};
+ * a Kubernetes Secret mounted into the agents and the budget-service). A missing file is made
  * (32 random bytes, hex, mode 0600), so the local stack, where both read the same {@code .allot/auth/}, needs no
  * setup; a file others may read is refused at start.
  */
 public final class ServiceSecret {
 
     private static final Logger LOG = Logger.getLogger(ServiceSecret.class);
-    private static final Set<PosixFilePermission> OTHERS = Set.of(PosixFilePermission.GROUP_READ,
-            PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
-
     private final byte[] secret;
 
     private ServiceSecret(byte[] secret) {
@@ -50,10 +47,10 @@ public final class ServiceSecret {
                     return null;
                 }
             }
-            Set<PosixFilePermission> mode = Files.getPosixFilePermissions(path);
-            if (mode.stream().anyMatch(OTHERS::contains)) {
+            Optional<String> loose = PrivateFile.whyNot(path);
+            if (loose.isPresent()) {
                 throw new IllegalStateException("the agent API secret " + path + " is readable by others than its owner"
-                        + " (" + PosixFilePermissions.toString(mode) + "): chmod 600 it");
+                        + " (" + loose.get() + ")");
             }
             String value = Files.readString(path, StandardCharsets.UTF_8).strip();
             if (value.length() < 32) {

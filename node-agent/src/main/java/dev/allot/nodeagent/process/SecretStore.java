@@ -1,14 +1,13 @@
 package dev.allot.nodeagent.process;
 
+import dev.allot.nodeagent.auth.PrivateFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -16,7 +15,8 @@ import java.util.regex.Pattern;
  * beneath the budget path it is for. A job charged to {@code inst/ml/team-a} that asks for secret {@code wandb}
  * gets the first of {@code <dir>/inst/ml/team-a/wandb}, {@code <dir>/inst/ml/wandb}, {@code <dir>/inst/wandb}:
  * only jobs charged beneath an account (so submitted by its members) can read its secrets. A file must be
- * readable by its owner only (0600 or 0400; a Kubernetes Secret volume with {@code defaultMode: 0400}); links are
+ * private by {@link PrivateFile}'s rule (0600 or 0400; root-owned 0440, a Kubernetes Secret volume with
+ * {@code defaultMode: 0440} and the pod's {@code fsGroup}); links are
  * followed only to files inside the store (as a Secret volume's {@code ..data} links are).
  *
  * <p>Values are read when a replica starts and go to its environment only: they are never logged, reported or
@@ -26,8 +26,6 @@ public final class SecretStore {
 
     static final int MAX_VALUE_BYTES = 64 * 1024;
     private static final Pattern SEGMENT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
-    private static final Set<PosixFilePermission> OTHERS = Set.of(PosixFilePermission.GROUP_READ,
-            PosixFilePermission.GROUP_WRITE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE);
 
     /** Why a job's secrets could not be read: the message names the secret, never a value. */
     public static final class Refused extends Exception {
@@ -89,9 +87,9 @@ public final class SecretStore {
             if (!real.startsWith(root.toRealPath()) || !Files.isRegularFile(real)) {
                 throw new Refused("secret '" + name + "' is not a file inside the secret store");
             }
-            Set<PosixFilePermission> mode = Files.getPosixFilePermissions(real);
-            if (mode.stream().anyMatch(OTHERS::contains)) {
-                throw new Refused("secret '" + name + "' is readable by others than its owner: chmod 600 it");
+            Optional<String> loose = PrivateFile.whyNot(real);
+            if (loose.isPresent()) {
+                throw new Refused("secret '" + name + "' is readable by others than its owner (" + loose.get() + ")");
             }
             if (Files.size(real) > MAX_VALUE_BYTES) {
                 throw new Refused("secret '" + name + "' is over " + MAX_VALUE_BYTES + " bytes");

@@ -42,7 +42,13 @@ class ComposeFilesTest {
         services.forEach((name, s) -> assertThat(s).as(name).doesNotContainKey("network_mode"));
         assertThat(map(compose.get("secrets")).keySet()).containsExactlyInAnyOrder("allot-kafka-admin",
                 "allot-kafka-budget-service", "allot-kafka-scheduler-service", "allot-kafka-accounting-service",
-                "allot-kafka-node-agent", "allot-signing-key");
+                "allot-kafka-node-agent", "allot-signing-key", "allot-agent-api-secret");
+        // the public API reads job output from the agents with the secret both are given
+        for (String reader : List.of("budget-service", "node-agent-1", "node-agent-2")) {
+            assertThat(list(services.get(reader).get("secrets"))).as(reader).contains("allot-agent-api-secret");
+            assertThat(map(services.get(reader).get("environment")).get("ALLOT_AGENT_API_SECRET_FILE")).as(reader)
+                    .isEqualTo("/run/secrets/allot-agent-api-secret");
+        }
         Map<String, Integer> ports = localPorts();
         services.forEach((name, s) -> {
             String module = module(s);
