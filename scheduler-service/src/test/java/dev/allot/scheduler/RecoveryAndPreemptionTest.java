@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The loop as a plain object (beside the app's own, which schedules another cluster) on the real
  * broker and registry, each test on a cluster of its own:
- * preemption end to end, restart without double placement, fencing of a second instance.
+ * preemption end to end, restart without double placement, a second instance standing by.
  */
 @QuarkusTest
 @TestProfile(ItCluster.class)
@@ -75,7 +75,8 @@ class RecoveryAndPreemptionTest {
 
     SchedulerLoop loop() {
         SchedulerLoop loop = new SchedulerLoop(Settings.of(infra.bootstrapServers(), infra.registryUrl(),
-                events.cluster).withTick(Duration.ofMillis(200)).withLostAfter(Duration.ofMinutes(10)), null);
+                events.cluster).withTick(Duration.ofMillis(200)).withLostAfter(Duration.ofMinutes(10))
+                .withStandby(new Settings.Standby(Duration.ofSeconds(6), Duration.ofMinutes(5))), null);
         loop.start();
         await().atMost(WAIT).until(() -> loop.status().phase() == SchedulerLoop.Phase.RUNNING);
         return loop;
@@ -244,20 +245,25 @@ class RecoveryAndPreemptionTest {
     }
 
     @Test
-    void given_a_running_instance_when_a_second_starts_for_the_same_cluster_then_the_first_is_fenced() {
+    void given_a_running_instance_when_a_second_starts_for_the_same_cluster_then_it_stands_by_and_the_first_keeps_scheduling() {
         SchedulerLoop first = loop();
         SchedulerLoop second = null;
         try {
             events.node(events.cluster + "-n1", 2);
             await().atMost(WAIT).until(() -> first.status().nodes() == 1);
-            second = loop();
+            second = new SchedulerLoop(Settings.of(infra.bootstrapServers(), infra.registryUrl(), events.cluster), null);
+            second.start();
+            SchedulerLoop standby = second;
+            await().atMost(WAIT).until(() -> standby.status().phase() == SchedulerLoop.Phase.STANDBY);
             String job = events.submit(team, 1, 1, 0);
-            SchedulerLoop winner = second;
             await().atMost(WAIT).untilAsserted(() -> {
-                assertThat(first.status().phase()).isEqualTo(SchedulerLoop.Phase.FENCED);
                 assertThat(startsOf(job)).hasSize(1);
-                assertThat(winner.status().running()).isEqualTo(1);
+                assertThat(first.status().running()).isEqualTo(1);
             });
+            assertThat(first.status().phase()).isEqualTo(SchedulerLoop.Phase.RUNNING);
+            assertThat(standby.status().phase()).isEqualTo(SchedulerLoop.Phase.STANDBY);
+            assertThat(standby.fencings()).isZero();
+            assertThat(first.fencings()).isZero();
         } finally {
             first.stop();
             if (second != null) {
