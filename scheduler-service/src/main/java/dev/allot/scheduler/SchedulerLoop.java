@@ -352,6 +352,8 @@ public final class SchedulerLoop implements Runnable {
     private void steps(Recovery.Rebuilt rebuilt, KafkaProducer<String, byte[]> producer,
             KafkaConsumer<byte[], byte[]> consumer, Role role) {
         Projection projection = rebuilt.projection();
+        long rebuiltAt = System.currentTimeMillis();
+        long caughtUpRecords = 0;
         long tickMillis = settings.tick().toMillis();
         long nextTick = 0;
         long lastSnapshot = 0;
@@ -378,14 +380,23 @@ public final class SchedulerLoop implements Runnable {
                 consumer.resume(requests);
                 catchingUp = false;
                 phase = Phase.RUNNING;
-                LOG.infof("cluster %s: facts read up to their ends; taking submissions", settings.cluster());
+                LOG.infof("cluster %s: facts read up to their ends; taking submissions (%d ms and %d records read after "
+                        + "the rebuild)", settings.cluster(), System.currentTimeMillis() - rebuiltAt, caughtUpRecords);
                 publishStatus(phase, projection, lastPassAt, rebuilt);
             }
             long wait = Math.max(1, Math.min(100, nextTick - System.currentTimeMillis()));
             ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(wait));
             role.check(); // an instance that is no longer active decides nothing more
+            if (catchingUp) {
+                caughtUpRecords += records.count();
+            }
             metrics.lag(consumer);
             long now = System.currentTimeMillis();
+            long stepBegan = System.nanoTime();
+            long passNanos = 0;
+            long snapshotNanos = 0;
+            long commitNanos = 0;
+            long estimateNanos = 0;
             List<Input> applied = new ArrayList<>();
             List<Output> out = new ArrayList<>();
             for (ConsumerRecord<byte[], byte[]> record : records) {
@@ -413,7 +424,8 @@ public final class SchedulerLoop implements Runnable {
                 try {
                     Projection.PassResult result = projection.pass(now, out);
                     decisions = result.decisions();
-                    metrics.pass(System.nanoTime() - began, result.byKind());
+                    passNanos = System.nanoTime() - began;
+                    metrics.pass(passNanos, result.byKind());
                 } catch (RuntimeException e) {
                     LOG.error("scheduling pass failed", e);
                 }
@@ -425,15 +437,19 @@ public final class SchedulerLoop implements Runnable {
                 demand.sample(now, projection.demandByAccount(), out);
             }
             if (queueChanged && now - lastSnapshot >= settings.snapshotMinInterval().toMillis()) {
+                long began = System.nanoTime();
                 out.add(new Output(Topics.QUEUE_STATUS.name(), settings.cluster(),
                         projection.snapshot(now, settings.snapshotMaxEntries())));
+                snapshotNanos = System.nanoTime() - began;
                 lastSnapshot = now;
                 queueChanged = false;
             }
             Map<TopicPartition, OffsetAndMetadata> offsets = advancedOffsets(consumer, committed);
             boolean changed = !applied.isEmpty() || decisions > 0;
             if (!out.isEmpty() || !offsets.isEmpty()) {
+                long began = System.nanoTime();
                 commit(producer, consumer, out, offsets);
+                commitNanos = System.nanoTime() - began;
                 offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
                 if (LOG.isDebugEnabled()) {
                     Output.logDecisions(LOG, "committed", now, out);
@@ -449,10 +465,28 @@ public final class SchedulerLoop implements Runnable {
                 if (projection.refreshEstimates(now)) {
                     queueChanged = true; // the next snapshot carries the new figures
                 }
-                metrics.estimate(System.nanoTime() - began);
+                estimateNanos = System.nanoTime() - began;
+                metrics.estimate(estimateNanos);
+            }
+            long stepNanos = System.nanoTime() - stepBegan;
+            if (stepNanos > SLOW_STEP_NANOS) {
+                LOG.warnf("cluster %s: a step took %d ms (pass %d, queue snapshot %d, commit %d, expected starts %d; "
+                        + "%d records in, inputs %s, records out %s)", settings.cluster(), stepNanos / 1_000_000,
+                        passNanos / 1_000_000, snapshotNanos / 1_000_000, commitNanos / 1_000_000,
+                        estimateNanos / 1_000_000, records.count(), countBy(applied, i -> i.getClass().getSimpleName()),
+                        countBy(out, Output::topic));
             }
         }
     }
+
+    private static <T> Map<String, Integer> countBy(List<T> items, java.util.function.Function<T, String> key) {
+        Map<String, Integer> counts = new java.util.TreeMap<>();
+        items.forEach(i -> counts.merge(key.apply(i), 1, Integer::sum));
+        return counts;
+    }
+
+    /** A step longer than this is logged with where its time went. */
+    private static final long SLOW_STEP_NANOS = 1_000_000_000L;
 
     private void commit(KafkaProducer<String, byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
             List<Output> out, Map<TopicPartition, OffsetAndMetadata> offsets) {
@@ -531,7 +565,10 @@ public final class SchedulerLoop implements Runnable {
                 consumer.seek(tp, o.offset());
             }
         }
-        consumer.seekToBeginning(fromStart);
+        if (!fromStart.isEmpty()) {
+            // (an empty collection would mean every assigned partition: the whole log read again live)
+            consumer.seekToBeginning(fromStart);
+        }
     }
 
     // ------------------------------------------------------------------ status

@@ -103,6 +103,10 @@ class StandbyFailoverTest {
         Map<String, String> gpuHolder = new HashMap<>();
         for (String job : jobs) {
             assertThat(placementsOf(job)).as("JobPlaced of %s", job).isEqualTo(1);
+            // the new active one resumes the inputs where the old one's last commit left them: a submission
+            // read again would be refused as a duplicate
+            assertThat(jobEvents.values(r -> r.key().equals(job)).stream().map(JobEvent::getPayload))
+                    .as("events of %s", job).noneMatch(p -> p instanceof dev.allot.schemas.JobRejected);
             List<StartJob> starts = startsOf(job).stream().map(r -> (StartJob) r.value().getPayload()).toList();
             assertThat(starts).as("StartJob of %s", job).isNotEmpty()
                     .allSatisfy(s -> assertThat(s.getReplicas()).isEqualTo(starts.size()));
