@@ -261,9 +261,11 @@ public final class SchedulerLoop implements Runnable {
         try {
             activeConsumer = consumer;
             consumer.subscribe(InputReader.INPUT_TOPICS.stream().map(Topic::name).toList(), role);
-            setPhase(Phase.STANDBY);
             while (!stopping && consumer.assignment().isEmpty()) {
                 consumer.poll(Duration.ofMillis(200)); // heartbeats and rebalances; nothing is fetched while standby
+                if (consumer.groupMetadata().generationId() >= 0 && status.phase() != Phase.STANDBY) {
+                    setPhase(Phase.STANDBY); // a member of the group (a broker that answers), without the inputs
+                }
             }
             if (stopping) {
                 return;
