@@ -125,14 +125,16 @@ infra_main() {
       # A service's state (the accounting-service's Streams stores, the scheduler's and agent's
       # state dirs) is a projection of the log: kept across a reset it points at offsets that no
       # longer exist. So reset deletes it too, and refuses while a service still runs on it.
-      local entry running=""
-      for entry in $STACK; do
+      local entry running="" entries
+      # the stack's services, and the standby schedulers of 'up --schedulers N' (bin/stack-lib.sh)
+      entries="$STACK $(cat "$SERVICES_DIR/stack.extra" 2>/dev/null || true)"
+      for entry in $entries; do
         pid_alive "$SERVICES_DIR/${entry%%:*}.pid" && running="$running ${entry%%:*}"
       done
       [ -z "$running" ] || die "reset refused:$running still running on this data; stop the stack first ('bin/allot down')"
       infra_main down
       rm -rf "$KAFKA_DIR" "$REGISTRY_DIR"
-      for entry in $STACK; do rm -rf "${ALLOT_HOME:?}/${entry%%:*}"; done
+      for entry in $entries; do rm -rf "${ALLOT_HOME:?}/${entry%%:*}"; done
       info "local broker, registry and service state deleted (service logs kept in $SERVICES_DIR)" ;;
     status) infra_status ;;
     *) die "usage: bin/allot infra up|down|status|reset" ;;

@@ -14,6 +14,8 @@ BUDGET_PORT="${ALLOT_BUDGET_PORT:-8081}"
 SCHEDULER_PORT="${ALLOT_SCHEDULER_PORT:-8082}"
 ACCOUNTING_PORT="${ALLOT_ACCOUNTING_PORT:-8083}"
 AGENT_PORT="${ALLOT_AGENT_PORT:-8084}"
+# The standby scheduler of 'bin/allot up --schedulers 2'.
+SCHEDULER2_PORT="${ALLOT_SCHEDULER2_PORT:-8085}"
 
 # The local broker's security: scram (the default: SASL/SCRAM-SHA-512 and ACLs, one principal per service,
 # credentials under $ALLOT_HOME/kafka/credentials) or plaintext (no authentication). Fixed when the broker's

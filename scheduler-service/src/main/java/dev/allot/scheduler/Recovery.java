@@ -59,21 +59,37 @@ final class Recovery {
         }
         LogRestore fold = new LogRestore(settings.cluster());
         EventReader reader = clients.reader();
+        StringBuilder split = new StringBuilder();
         try (KafkaConsumer<byte[], byte[]> consumer = clients.rebuildConsumer()) {
             // Facts first, then submissions (their launches), then job-events (verdicts need both).
-            read(consumer, Topics.BUDGETS, committed, reader, fold::fact);
-            read(consumer, Topics.NODE_STATUS, committed, reader, fold::fact);
-            read(consumer, Topics.BUDGET_USAGE, committed, reader, fold::fact);
-            read(consumer, Topics.JOB_REQUESTS, committed, reader, fold::request);
-            read(consumer, Topics.JOB_EVENTS, committed, reader, (JobEvent e, boolean applied) -> fold.jobEvent(e, applied));
+            timed(split, Topics.BUDGETS.name(), () -> read(consumer, Topics.BUDGETS, committed, reader, fold::fact));
+            timed(split, Topics.NODE_STATUS.name(), () -> read(consumer, Topics.NODE_STATUS, committed, reader, fold::fact));
+            timed(split, Topics.BUDGET_USAGE.name(), () -> read(consumer, Topics.BUDGET_USAGE, committed, reader, fold::fact));
+            timed(split, Topics.JOB_REQUESTS.name(), () -> read(consumer, Topics.JOB_REQUESTS, committed, reader,
+                    fold::request));
+            timed(split, Topics.JOB_EVENTS.name(), () -> read(consumer, Topics.JOB_EVENTS, committed, reader,
+                    (JobEvent e, boolean applied) -> fold.jobEvent(e, applied)));
         }
-        Projection projection = fold.into(settings, now);
+        Projection[] built = new Projection[1];
+        timed(split, "core", () -> built[0] = fold.into(settings, now));
+        Projection projection = built[0];
         long millis = (System.nanoTime() - began) / 1_000_000;
         LOG.infof("cluster %s: rebuilt from %d log records in %d ms, %d ms of this thread's CPU (%d jobs running, "
-                + "%d waiting, %d nodes)", settings.cluster(), fold.records(), millis,
-                (cpu.getCurrentThreadCpuTime() - cpuBegan) / 1_000_000, projection.runningCount(),
-                projection.waitingCount(), projection.nodeCount());
+                + "%d waiting, %d nodes; %d of %d input partitions without a committed offset); wall ms, CPU ms:%s",
+                settings.cluster(), fold.records(), millis, (cpu.getCurrentThreadCpuTime() - cpuBegan) / 1_000_000,
+                projection.runningCount(), projection.waitingCount(), projection.nodeCount(),
+                committed.values().stream().filter(o -> o == null).count(), committed.size(), split);
         return new Rebuilt(projection, fold.records(), millis);
+    }
+
+    /** Runs one part of the rebuild and appends its wall and CPU time to {@code split}, for the log line. */
+    private static void timed(StringBuilder split, String part, Runnable run) {
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        long began = System.nanoTime();
+        long cpuBegan = cpu.getCurrentThreadCpuTime();
+        run.run();
+        split.append(' ').append(part).append(' ').append((System.nanoTime() - began) / 1_000_000).append('/')
+                .append((cpu.getCurrentThreadCpuTime() - cpuBegan) / 1_000_000);
     }
 
     interface Sink<V> {

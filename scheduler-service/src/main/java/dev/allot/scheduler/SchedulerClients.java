@@ -50,11 +50,23 @@ final class SchedulerClients {
         return kafka.transactionalProducer(settings.consumerName(), settings.transactionalId(), overrides);
     }
 
-    /** The inputs' consumer, in the cluster's group: its committed offsets say which records are applied. */
+    /**
+     * The inputs' consumer, a member of the cluster's group: the group's {@link ActiveStandbyAssignor} gives every
+     * input partition to one member (the active instance), and the group's committed offsets say which records
+     * are applied. It leaves the group when closed, so a stopped active instance hands over at once; a killed one
+     * after {@code failoverAfter}.
+     */
     KafkaConsumer<byte[], byte[]> inputConsumer() {
-        return kafka.consumer(settings.consumerName(), Map.of(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId(),
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500,
-                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, MAX_RECORD_BYTES));
+        int session = (int) settings.standby().failoverAfter().toMillis();
+        Map<String, Object> overrides = new HashMap<>();
+        overrides.put(ConsumerConfig.GROUP_ID_CONFIG, settings.groupId());
+        overrides.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, ActiveStandbyAssignor.class.getName());
+        overrides.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, session);
+        overrides.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Math.max(100, session / 5));
+        overrides.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) settings.standby().stallLimit().toMillis());
+        overrides.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);
+        overrides.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, MAX_RECORD_BYTES);
+        return kafka.consumer(settings.consumerName(), overrides);
     }
 
     /** The log's reader during a rebuild (no group: it assigns every partition of one topic at a time). */

@@ -7,7 +7,10 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 
-/** Ready once the log is read back and the loop runs; live unless fenced by a newer instance. */
+/**
+ * Ready when active and running (the log read back, facts caught up) or standing by (ready to take over: a
+ * Deployment's standby replica is a ready pod); live unless stopped. {@code role} says which.
+ */
 public final class SchedulerHealth {
 
     private SchedulerHealth() {
@@ -18,11 +21,13 @@ public final class SchedulerHealth {
             return HealthCheckResponse.named(name).down().withData("phase", "NOT_STARTED").build();
         }
         SchedulerLoop.Status s = loop.status();
-        boolean up = readiness ? s.phase() == SchedulerLoop.Phase.RUNNING
-                : s.phase() != SchedulerLoop.Phase.FENCED && s.phase() != SchedulerLoop.Phase.STOPPED;
+        boolean up = readiness ? s.phase() == SchedulerLoop.Phase.RUNNING || s.phase() == SchedulerLoop.Phase.STANDBY
+                : s.phase() != SchedulerLoop.Phase.STOPPED;
         return HealthCheckResponse.named(name).status(up)
                 .withData("cluster", s.cluster())
                 .withData("phase", s.phase().name())
+                .withData("role", s.phase() == SchedulerLoop.Phase.STANDBY || s.phase() == SchedulerLoop.Phase.FENCED
+                        ? "standby" : "active")
                 .withData("waiting", s.waiting())
                 .withData("running", s.running())
                 .withData("nodes", s.nodes())

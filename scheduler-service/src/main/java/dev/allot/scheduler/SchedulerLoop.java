@@ -15,13 +15,16 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.avro.specific.SpecificRecord;
+import java.util.Collection;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -43,7 +46,12 @@ public final class SchedulerLoop implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(SchedulerLoop.class);
 
-    public enum Phase { STARTING, REPLAYING, RUNNING, FENCED, FAILED, STOPPED }
+    /**
+     * STANDBY: a member of the cluster's group without the inputs, waiting to take over; STARTING, REPLAYING:
+     * elected, fencing the older instance and rebuilding; RUNNING: active; FENCED: a newer active instance took
+     * over (this one stands by again); FAILED: a step failed (it rebuilds); STOPPED.
+     */
+    public enum Phase { STARTING, STANDBY, REPLAYING, RUNNING, FENCED, FAILED, STOPPED }
 
     /** What the outside (health, metrics, HTTP, tests) may read; replaced after every step. */
     public record Status(Phase phase, String cluster, int waiting, int running, int nodes, long lastPassAtMillis,
@@ -62,6 +70,11 @@ public final class SchedulerLoop implements Runnable {
     private final Recovery recovery;
     private volatile boolean stopping;
     private volatile boolean halting;
+    private volatile CountDownLatch paused;
+    private volatile boolean frozen;
+    private volatile int fencings;
+    private volatile long activeSince = -1;
+    private final ConsumerGroupMetadata groupOnly;
     private volatile Status status;
     private volatile Thread thread;
     private volatile KafkaConsumer<byte[], byte[]> activeConsumer;
@@ -81,6 +94,7 @@ public final class SchedulerLoop implements Runnable {
         this.serializer = clients.valueSerializer();
         this.reader = new InputReader(clients.reader(), settings.cluster());
         this.recovery = new Recovery(settings, clients);
+        this.groupOnly = new ConsumerGroupMetadata(settings.groupId());
     }
 
     public Status status() {
@@ -122,27 +136,28 @@ public final class SchedulerLoop implements Runnable {
         try {
             while (!stopping) {
                 try {
-                    runInstance();
-                } catch (ProducerFencedException | InvalidProducerEpochException e) {
-                    LOG.errorf("scheduler for cluster %s fenced by a newer instance (%s); this one stops",
-                            settings.cluster(), e.toString());
-                    setPhase(Phase.FENCED);
-                    return;
+                    term();
                 } catch (WakeupException e) {
                     if (!stopping) {
-                        LOG.warn("unexpected wakeup; rebuilding", e);
+                        LOG.warn("unexpected wakeup; joining the cluster's group again", e);
                     }
+                } catch (RoleLost e) {
+                    LOG.warnf("cluster %s: %s; standing by", settings.cluster(), e.getMessage());
                 } catch (RuntimeException e) {
                     if (fenced(e)) {
-                        LOG.errorf("scheduler for cluster %s fenced by a newer instance (%s); this one stops",
+                        // Another instance became active (this one was dropped from the group while frozen or cut
+                        // off): its initTransactions aborted our open transaction. Wait as a standby again.
+                        fencings++;
+                        LOG.errorf("scheduler for cluster %s fenced by a newer active instance (%s); standing by",
                                 settings.cluster(), e.toString());
                         setPhase(Phase.FENCED);
-                        return;
+                        continue;
                     }
                     if (stopping) {
                         break;
                     }
-                    // State may no longer match what was committed: start again from the log.
+                    // State may no longer match what was committed: start again from the log (as a new member of
+                    // the group: a standby, if there is one, may take the role meanwhile).
                     LOG.error("scheduler loop failed; rebuilding from the log in 1 s", e);
                     setPhase(Phase.FAILED);
                     sleepQuietly(1000);
@@ -154,7 +169,7 @@ public final class SchedulerLoop implements Runnable {
         }
     }
 
-    /** A newer instance took the cluster's transactional id: this one must not go on (nor start again). */
+    /** A newer instance took the cluster's transactional id: this one must not go on. */
     static boolean fenced(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException
@@ -178,45 +193,158 @@ public final class SchedulerLoop implements Runnable {
         }
     }
 
+    /** The group took the inputs from this instance (or changed them under it): it is no longer active. */
+    private static final class RoleLost extends RuntimeException {
+        RoleLost(String why) {
+            super(why, null, false, false);
+        }
+    }
+
     /**
-     * Ends the loop as a crash would (for tests of recovery): the next step that writes sends its records but
-     * neither commits nor aborts its transaction, and its clients are abandoned, not closed. A new
-     * instance's {@code initTransactions} aborts what was left open.
+     * Ends the loop as a crash (kill -9) would, for tests of recovery and failover: the next step that writes
+     * sends its records but neither commits nor aborts its transaction; the producer is abandoned, and the
+     * consumer closed without leaving the group, so the group hands the role on only once the session times out
+     * ({@code failoverAfter}). A new active instance's {@code initTransactions} aborts what was left open.
      */
     void halt() {
         halting = true;
     }
 
-    /** Whether the loop's thread has ended (stopped, fenced or halted). */
+    /**
+     * Freezes the loop (for tests of a zombie: a process paused, then resumed) inside its next step that writes,
+     * after its records are sent and before its commit, until {@link #resume}. Its group membership lapses after
+     * {@code stallLimit}, a standby takes over and fences it: the frozen step's commit then fails.
+     */
+    void pauseBeforeCommit() {
+        paused = new CountDownLatch(1);
+    }
+
+    /** Whether the loop is frozen by {@link #pauseBeforeCommit}. */
+    boolean frozen() {
+        return frozen;
+    }
+
+    void resume() {
+        CountDownLatch latch = paused;
+        paused = null;
+        if (latch != null) {
+            latch.countDown();
+        }
+    }
+
+    /** How many times a newer active instance fenced this one. */
+    int fencings() {
+        return fencings;
+    }
+
+    /** Whether the loop's thread has ended (stopped or halted). */
     boolean ended() {
         return finished.getCount() == 0;
     }
 
-    private void runInstance() {
+    /** When this instance last became active (epoch millis; -1 before). */
+    long activeSinceMillis() {
+        return activeSince;
+    }
+
+    /**
+     * One membership of the cluster's group: wait as a standby until the group gives this instance the inputs,
+     * then fence any older active instance ({@code initTransactions}), rebuild from the log and schedule until
+     * the role is lost, the loop stops, or a step fails.
+     */
+    private void term() {
         setPhase(Phase.STARTING);
-        KafkaProducer<String, byte[]> producer = clients.transactionalProducer();
-        KafkaConsumer<byte[], byte[]> consumer = null;
+        KafkaConsumer<byte[], byte[]> consumer = clients.inputConsumer();
+        KafkaProducer<String, byte[]> producer = null;
+        Role role = new Role(consumer);
         boolean halted = false;
         try {
-            consumer = clients.inputConsumer();
-            producer.initTransactions(); // fences an older instance and aborts its open transaction
-            setPhase(Phase.REPLAYING);
-            Map<TopicPartition, OffsetAndMetadata> committed = committedOffsets(consumer);
-            Recovery.Rebuilt rebuilt = recovery.rebuild(committed);
-            assignInputs(consumer, committed);
             activeConsumer = consumer;
+            consumer.subscribe(InputReader.INPUT_TOPICS.stream().map(Topic::name).toList(), role);
+            while (!stopping && consumer.assignment().isEmpty()) {
+                consumer.poll(Duration.ofMillis(200)); // heartbeats and rebalances; nothing is fetched while standby
+                if (consumer.groupMetadata().generationId() >= 0 && status.phase() != Phase.STANDBY) {
+                    setPhase(Phase.STANDBY); // a member of the group (a broker that answers), without the inputs
+                }
+            }
+            if (stopping) {
+                return;
+            }
+            Set<TopicPartition> inputs = Set.copyOf(consumer.assignment());
+            role.active = true;
+            activeSince = System.currentTimeMillis();
+            LOG.infof("cluster %s: this instance is active (%d input partitions)", settings.cluster(), inputs.size());
+            setPhase(Phase.STARTING);
+            producer = clients.transactionalProducer();
+            producer.initTransactions(); // fences an older active instance and aborts its open transaction
+            setPhase(Phase.REPLAYING);
+            Map<TopicPartition, OffsetAndMetadata> committed = committedOffsets(consumer, inputs);
+            Recovery.Rebuilt rebuilt = recovery.rebuild(committed);
+            position(consumer, committed);
+            consumer.resume(inputs);
             publishStatus(Phase.REPLAYING, rebuilt.projection(), -1, rebuilt);
-            steps(rebuilt, producer, consumer);
+            steps(rebuilt, producer, consumer, role);
         } catch (Halted h) {
             halted = true;
             stopping = true;
         } finally {
             activeConsumer = null;
-            if (!halted) {
-                if (consumer != null) {
-                    consumer.close();
+            if (halted) {
+                consumer.close(CloseOptions.groupMembershipOperation(CloseOptions.GroupMembershipOperation.REMAIN_IN_GROUP)
+                        .withTimeout(Duration.ZERO));
+            } else {
+                consumer.close();
+                if (producer != null) {
+                    producer.close(Duration.ofSeconds(5));
                 }
-                producer.close();
+            }
+        }
+    }
+
+    /**
+     * What the group says about this instance's inputs. Newly assigned partitions are paused at once (nothing is
+     * fetched before the rebuild has positioned them); partitions taken away, lost, or added while active end the
+     * active term.
+     */
+    private static final class Role implements ConsumerRebalanceListener {
+        private final KafkaConsumer<byte[], byte[]> consumer;
+        volatile boolean active;
+        volatile String lost;
+
+        Role(KafkaConsumer<byte[], byte[]> consumer) {
+            this.consumer = consumer;
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            if (partitions.isEmpty()) {
+                return;
+            }
+            consumer.pause(partitions);
+            if (active) {
+                lost = "the group added input partitions " + partitions + " (rebuilding with them)";
+            }
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            if (!partitions.isEmpty()) {
+                lost = "the group revoked the inputs";
+            }
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            if (!partitions.isEmpty()) {
+                lost = "this instance was dropped from the group (not heard from within failover-after, or a step "
+                        + "longer than stall-limit)";
+            }
+        }
+
+        void check() {
+            String why = lost;
+            if (why != null) {
+                throw new RoleLost(why);
             }
         }
     }
@@ -224,8 +352,10 @@ public final class SchedulerLoop implements Runnable {
     // ------------------------------------------------------------------ the loop proper
 
     private void steps(Recovery.Rebuilt rebuilt, KafkaProducer<String, byte[]> producer,
-            KafkaConsumer<byte[], byte[]> consumer) {
+            KafkaConsumer<byte[], byte[]> consumer, Role role) {
         Projection projection = rebuilt.projection();
+        long rebuiltAt = System.currentTimeMillis();
+        long caughtUpRecords = 0;
         long tickMillis = settings.tick().toMillis();
         long nextTick = 0;
         long lastSnapshot = 0;
@@ -252,13 +382,23 @@ public final class SchedulerLoop implements Runnable {
                 consumer.resume(requests);
                 catchingUp = false;
                 phase = Phase.RUNNING;
-                LOG.infof("cluster %s: facts read up to their ends; taking submissions", settings.cluster());
+                LOG.infof("cluster %s: facts read up to their ends; taking submissions (%d ms and %d records read after "
+                        + "the rebuild)", settings.cluster(), System.currentTimeMillis() - rebuiltAt, caughtUpRecords);
                 publishStatus(phase, projection, lastPassAt, rebuilt);
             }
             long wait = Math.max(1, Math.min(100, nextTick - System.currentTimeMillis()));
             ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(wait));
+            role.check(); // an instance that is no longer active decides nothing more
+            if (catchingUp) {
+                caughtUpRecords += records.count();
+            }
             metrics.lag(consumer);
             long now = System.currentTimeMillis();
+            long stepBegan = System.nanoTime();
+            long passNanos = 0;
+            long snapshotNanos = 0;
+            long commitNanos = 0;
+            long estimateNanos = 0;
             List<Input> applied = new ArrayList<>();
             List<Output> out = new ArrayList<>();
             for (ConsumerRecord<byte[], byte[]> record : records) {
@@ -286,7 +426,8 @@ public final class SchedulerLoop implements Runnable {
                 try {
                     Projection.PassResult result = projection.pass(now, out);
                     decisions = result.decisions();
-                    metrics.pass(System.nanoTime() - began, result.byKind());
+                    passNanos = System.nanoTime() - began;
+                    metrics.pass(passNanos, result.byKind());
                 } catch (RuntimeException e) {
                     LOG.error("scheduling pass failed", e);
                 }
@@ -298,15 +439,19 @@ public final class SchedulerLoop implements Runnable {
                 demand.sample(now, projection.demandByAccount(), out);
             }
             if (queueChanged && now - lastSnapshot >= settings.snapshotMinInterval().toMillis()) {
+                long began = System.nanoTime();
                 out.add(new Output(Topics.QUEUE_STATUS.name(), settings.cluster(),
                         projection.snapshot(now, settings.snapshotMaxEntries())));
+                snapshotNanos = System.nanoTime() - began;
                 lastSnapshot = now;
                 queueChanged = false;
             }
             Map<TopicPartition, OffsetAndMetadata> offsets = advancedOffsets(consumer, committed);
             boolean changed = !applied.isEmpty() || decisions > 0;
             if (!out.isEmpty() || !offsets.isEmpty()) {
+                long began = System.nanoTime();
                 commit(producer, consumer, out, offsets);
+                commitNanos = System.nanoTime() - began;
                 offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
                 if (LOG.isDebugEnabled()) {
                     Output.logDecisions(LOG, "committed", now, out);
@@ -322,10 +467,28 @@ public final class SchedulerLoop implements Runnable {
                 if (projection.refreshEstimates(now)) {
                     queueChanged = true; // the next snapshot carries the new figures
                 }
-                metrics.estimate(System.nanoTime() - began);
+                estimateNanos = System.nanoTime() - began;
+                metrics.estimate(estimateNanos);
+            }
+            long stepNanos = System.nanoTime() - stepBegan;
+            if (stepNanos > SLOW_STEP_NANOS) {
+                LOG.warnf("cluster %s: a step took %d ms (pass %d, queue snapshot %d, commit %d, expected starts %d; "
+                        + "%d records in, inputs %s, records out %s)", settings.cluster(), stepNanos / 1_000_000,
+                        passNanos / 1_000_000, snapshotNanos / 1_000_000, commitNanos / 1_000_000,
+                        estimateNanos / 1_000_000, records.count(), countBy(applied, i -> i.getClass().getSimpleName()),
+                        countBy(out, Output::topic));
             }
         }
     }
+
+    private static <T> Map<String, Integer> countBy(List<T> items, java.util.function.Function<T, String> key) {
+        Map<String, Integer> counts = new java.util.TreeMap<>();
+        items.forEach(i -> counts.merge(key.apply(i), 1, Integer::sum));
+        return counts;
+    }
+
+    /** A step longer than this is logged with where its time went. */
+    private static final long SLOW_STEP_NANOS = 1_000_000_000L;
 
     private void commit(KafkaProducer<String, byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
             List<Output> out, Map<TopicPartition, OffsetAndMetadata> offsets) {
@@ -338,8 +501,17 @@ public final class SchedulerLoop implements Runnable {
                 producer.flush(); // the records reach the broker inside the open transaction
                 throw new Halted();
             }
+            CountDownLatch pause = paused;
+            if (pause != null) {
+                producer.flush();
+                frozen = true;
+                awaitQuietly(pause);
+                frozen = false;
+            }
             if (!offsets.isEmpty()) {
-                producer.sendOffsetsToTransaction(offsets, consumer.groupMetadata());
+                // The group's id only, not this member's generation: a rebalance (a standby joining) must not fail
+                // the active instance's commit. The transactional id is the fence (README, "Standby").
+                producer.sendOffsetsToTransaction(offsets, groupOnly);
             }
             producer.commitTransaction();
             metrics.transaction();
@@ -376,22 +548,16 @@ public final class SchedulerLoop implements Runnable {
     }
 
     /** The group's committed offset of every input partition (null where none). */
-    private static Map<TopicPartition, OffsetAndMetadata> committedOffsets(KafkaConsumer<byte[], byte[]> consumer) {
-        List<TopicPartition> partitions = new ArrayList<>();
-        for (Topic<String, ?> topic : InputReader.INPUT_TOPICS) {
-            for (PartitionInfo p : consumer.partitionsFor(topic.name())) {
-                partitions.add(new TopicPartition(topic.name(), p.partition()));
-            }
-        }
-        Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>(consumer.committed(Set.copyOf(partitions)));
+    private static Map<TopicPartition, OffsetAndMetadata> committedOffsets(KafkaConsumer<byte[], byte[]> consumer,
+            Set<TopicPartition> partitions) {
+        Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>(consumer.committed(partitions));
         partitions.forEach(tp -> committed.putIfAbsent(tp, null));
         return committed;
     }
 
-    /** Every partition of the input topics, from the committed offsets (from the beginning where none). */
-    private void assignInputs(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> committed) {
+    /** Every input partition from the committed offsets (from the beginning where none). */
+    private static void position(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> committed) {
         List<TopicPartition> partitions = new ArrayList<>(committed.keySet());
-        consumer.assign(partitions);
         List<TopicPartition> fromStart = new ArrayList<>();
         for (TopicPartition tp : partitions) {
             OffsetAndMetadata o = committed.get(tp);
@@ -401,7 +567,10 @@ public final class SchedulerLoop implements Runnable {
                 consumer.seek(tp, o.offset());
             }
         }
-        consumer.seekToBeginning(fromStart);
+        if (!fromStart.isEmpty()) {
+            // (an empty collection would mean every assigned partition: the whole log read again live)
+            consumer.seekToBeginning(fromStart);
+        }
     }
 
     // ------------------------------------------------------------------ status
@@ -430,6 +599,14 @@ public final class SchedulerLoop implements Runnable {
         Status s = status;
         status = new Status(phase, s.cluster(), s.waiting(), s.running(), s.nodes(), s.lastPassAtMillis(),
                 s.rebuiltFromRecords(), s.rebuildMillis(), s.runningJobs(), s.gpus());
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(); // a test's freeze of the loop, not synchronisation
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void sleepQuietly(long millis) {

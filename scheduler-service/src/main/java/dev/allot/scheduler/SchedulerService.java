@@ -52,6 +52,12 @@ public class SchedulerService {
     @ConfigProperty(name = "allot.scheduler.default-run-time", defaultValue = "1h")
     Duration defaultRunTime;
 
+    @ConfigProperty(name = "allot.scheduler.failover-after", defaultValue = "10s")
+    Duration failoverAfter;
+
+    @ConfigProperty(name = "allot.scheduler.stall-limit", defaultValue = "5m")
+    Duration stallLimit;
+
     @Inject
     MeterRegistry registry;
 
@@ -74,7 +80,8 @@ public class SchedulerService {
     public Settings settings() {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, demandInterval,
                 snapshotMinInterval, snapshotMaxEntries, stopGraceSeconds, usageFeed,
-                new Settings.Estimates(estimateInterval, estimateHorizon, defaultRunTime));
+                new Settings.Estimates(estimateInterval, estimateHorizon, defaultRunTime),
+                new Settings.Standby(failoverAfter, stallLimit));
     }
 
     public SchedulerLoop loop() {

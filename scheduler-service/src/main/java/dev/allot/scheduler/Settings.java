@@ -21,7 +21,21 @@ public record Settings(
         int snapshotMaxEntries,
         int stopGraceSeconds,
         String usageFeed,
-        Estimates estimates) {
+        Estimates estimates,
+        Standby standby) {
+
+    /**
+     * How the cluster's instances share the active role (README, "Standby"): the consumer group elects one
+     * active instance; the others wait.
+     *
+     * @param failoverAfter an active instance not heard from for this long (killed, frozen, cut off) loses the
+     *     role to a standby: the group's session timeout (the broker accepts 6 s to 30 min by default)
+     * @param stallLimit an active instance whose loop does not come back to read its inputs for this long (a
+     *     step, or a rebuild, that hangs) gives the role up: the group's poll interval
+     */
+    public record Standby(Duration failoverAfter, Duration stallLimit) {
+        public static final Standby DEFAULTS = new Standby(Duration.ofSeconds(10), Duration.ofMinutes(5));
+    }
 
     /**
      * The expected starts published in the queue snapshot (README, "Expected start").
@@ -42,35 +56,40 @@ public record Settings(
 
     public static Settings of(String bootstrapServers, String registryUrl, String cluster) {
         return new Settings(bootstrapServers, registryUrl, cluster, Duration.ofSeconds(1), Duration.ofSeconds(30),
-                Duration.ofSeconds(60), Duration.ofSeconds(1), 500, 30, "budget-usage", Estimates.DEFAULTS);
+                Duration.ofSeconds(60), Duration.ofSeconds(1), 500, 30, "budget-usage", Estimates.DEFAULTS, Standby.DEFAULTS);
     }
 
     public Settings withTick(Duration d) {
         return new Settings(bootstrapServers, registryUrl, cluster, d, lostAfter, demandInterval, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, standby);
     }
 
     public Settings withLostAfter(Duration d) {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, d, demandInterval, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, standby);
     }
 
     public Settings withDemandInterval(Duration d) {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, d, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, standby);
     }
 
     public Settings withEstimates(Estimates e) {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, demandInterval, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed, e);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, e, standby);
     }
 
-    /** Transactional id: one per cluster, so a second instance for the same cluster fences the first. */
+    public Settings withStandby(Standby s) {
+        return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, demandInterval, snapshotMinInterval,
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, s);
+    }
+
+    /** Transactional id: one per cluster, so the instance that becomes active fences any older one. */
     public String transactionalId() {
         return "allot-scheduler-" + cluster;
     }
 
-    /** Consumer group whose committed offsets say which input records are already applied. */
+    /** Consumer group: elects the active instance, and its committed offsets say which input records are applied. */
     public String groupId() {
         return "allot-scheduler-" + cluster;
     }

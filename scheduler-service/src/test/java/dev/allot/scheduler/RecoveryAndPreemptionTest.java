@@ -33,7 +33,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The loop as a plain object (beside the app's own, which schedules another cluster) on the real
  * broker and registry, each test on a cluster of its own:
- * preemption end to end, restart without double placement, fencing of a second instance.
+ * preemption end to end, restart without double placement, a second instance standing by.
  */
 @QuarkusTest
 @TestProfile(ItCluster.class)
@@ -75,7 +75,8 @@ class RecoveryAndPreemptionTest {
 
     SchedulerLoop loop() {
         SchedulerLoop loop = new SchedulerLoop(Settings.of(infra.bootstrapServers(), infra.registryUrl(),
-                events.cluster).withTick(Duration.ofMillis(200)).withLostAfter(Duration.ofMinutes(10)), null);
+                events.cluster).withTick(Duration.ofMillis(200)).withLostAfter(Duration.ofMinutes(10))
+                .withStandby(new Settings.Standby(Duration.ofSeconds(6), Duration.ofMinutes(5))), null);
         loop.start();
         await().atMost(WAIT).until(() -> loop.status().phase() == SchedulerLoop.Phase.RUNNING);
         return loop;
@@ -166,6 +167,9 @@ class RecoveryAndPreemptionTest {
         } finally {
             first.stop();
         }
+        // as on a cluster that has run a while: every input partition has a committed offset (those the first
+        // instance never read from get 0, which is exact)
+        everyInputPartitionCommitted("allot-scheduler-" + events.cluster);
 
         SchedulerLoop second = loop();
         try {
@@ -190,10 +194,33 @@ class RecoveryAndPreemptionTest {
             assertThat(held).hasSize(16);
             for (String job : List.of(a, b)) {
                 assertThat(payloadsOf(job)).filteredOn(JobPlaced.class::isInstance).as(job).hasSize(1);
+                // the inputs resume at the committed offsets: the submissions are not read (and refused) again
+                assertThat(payloadsOf(job)).as(job).noneMatch(dev.allot.schemas.JobRejected.class::isInstance);
                 assertThat(startsOf(job)).as(job).hasSize(job.equals(a) ? 2 : 1);
             }
         } finally {
             second.stop();
+        }
+    }
+
+    void everyInputPartitionCommitted(String group) {
+        try (org.apache.kafka.clients.admin.Admin admin = infra.admin()) {
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
+                    admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> zero =
+                    new java.util.HashMap<>();
+            for (var topic : InputReader.INPUT_TOPICS) {
+                for (var p : admin.describeTopics(List.of(topic.name())).allTopicNames().get().get(topic.name())
+                        .partitions()) {
+                    var tp = new org.apache.kafka.common.TopicPartition(topic.name(), p.partition());
+                    if (committed.get(tp) == null) {
+                        zero.put(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(0));
+                    }
+                }
+            }
+            admin.alterConsumerGroupOffsets(group, zero).all().get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 
@@ -244,20 +271,25 @@ class RecoveryAndPreemptionTest {
     }
 
     @Test
-    void given_a_running_instance_when_a_second_starts_for_the_same_cluster_then_the_first_is_fenced() {
+    void given_a_running_instance_when_a_second_starts_for_the_same_cluster_then_it_stands_by_and_the_first_keeps_scheduling() {
         SchedulerLoop first = loop();
         SchedulerLoop second = null;
         try {
             events.node(events.cluster + "-n1", 2);
             await().atMost(WAIT).until(() -> first.status().nodes() == 1);
-            second = loop();
+            second = new SchedulerLoop(Settings.of(infra.bootstrapServers(), infra.registryUrl(), events.cluster), null);
+            second.start();
+            SchedulerLoop standby = second;
+            await().atMost(WAIT).until(() -> standby.status().phase() == SchedulerLoop.Phase.STANDBY);
             String job = events.submit(team, 1, 1, 0);
-            SchedulerLoop winner = second;
             await().atMost(WAIT).untilAsserted(() -> {
-                assertThat(first.status().phase()).isEqualTo(SchedulerLoop.Phase.FENCED);
                 assertThat(startsOf(job)).hasSize(1);
-                assertThat(winner.status().running()).isEqualTo(1);
+                assertThat(first.status().running()).isEqualTo(1);
             });
+            assertThat(first.status().phase()).isEqualTo(SchedulerLoop.Phase.RUNNING);
+            assertThat(standby.status().phase()).isEqualTo(SchedulerLoop.Phase.STANDBY);
+            assertThat(standby.fencings()).isZero();
+            assertThat(first.fencings()).isZero();
         } finally {
             first.stop();
             if (second != null) {
