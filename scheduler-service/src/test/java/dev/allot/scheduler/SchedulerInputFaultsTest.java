@@ -69,9 +69,9 @@ class SchedulerInputFaultsTest {
     public static final class OwnCluster extends ItCluster {
     }
 
-    static final Duration WAIT = Duration.ofMinutes(3);
     /** Bad records per input topic; {@code -Dallot.flood.records=10000} for the full figure. */
     static final int FLOOD = Integer.getInteger("allot.flood.records", 1_000);
+    static final Duration WAIT = Duration.ofMinutes(Math.max(3, FLOOD / 1_000));
 
     @Inject
     SchedulerService service;
