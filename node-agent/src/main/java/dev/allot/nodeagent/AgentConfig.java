@@ -60,6 +60,15 @@ public interface AgentConfig {
     @WithDefault("5s")
     Duration killGrace();
 
+    /**
+     * An agent restarted less than this after its nodes were last heard from (registration, heartbeat) keeps their
+     * epochs and takes over the processes still running under them; later, it takes new epochs and fences them.
+     * Keep it below the scheduler's {@code allot.scheduler.lost-after} (30 s) minus the agent's start time, so that
+     * a node that keeps its epoch has not been declared lost. {@code 0} fences after every restart.
+     */
+    @WithDefault("15s")
+    Duration readoptWithin();
+
     /** Path of the nvidia-smi binary (looked up on the PATH by default). */
     @WithDefault("nvidia-smi")
     String nvidiaSmi();

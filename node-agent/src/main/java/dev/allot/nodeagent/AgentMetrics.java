@@ -14,6 +14,7 @@ public final class AgentMetrics {
     final Counter processesStarted;
     final Counter processesExited;
     final Counter staleProcessesKilled;
+    final Counter processesAdopted;
     final Counter checkpoints;
     private final ConsumerLag lag = new ConsumerLag();
 
@@ -30,6 +31,9 @@ public final class AgentMetrics {
         processesExited = Counter.builder("allot.agent.processes.exited").register(registry);
         staleProcessesKilled = Counter.builder("allot.agent.processes.stale.killed")
                 .description("Processes of an earlier agent run killed after a restart").register(registry);
+        processesAdopted = Counter.builder("allot.agent.processes.adopted")
+                .description("Processes of an earlier agent run under the same epoch taken over after a restart")
+                .register(registry);
         checkpoints = Counter.builder("allot.agent.checkpoints").register(registry);
     }
 

@@ -2,10 +2,7 @@ package dev.allot.nodeagent;
 
 import dev.allot.edge.KafkaClients;
 import dev.allot.nodeagent.gpu.FakeGpuBackend;
-import dev.allot.nodeagent.gpu.GpuBackend;
 import dev.allot.nodeagent.gpu.NvidiaSmiBackend;
-import dev.allot.nodeagent.kafka.CommandConsumer;
-import dev.allot.nodeagent.kafka.KafkaAgentReports;
 import dev.allot.nodeagent.process.JobLauncher;
 import dev.allot.nodeagent.process.JobSandbox;
 import dev.allot.nodeagent.process.SecretStore;
@@ -18,12 +15,8 @@ import jakarta.inject.Inject;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -49,47 +42,19 @@ public class AgentRuntime {
     @ConfigProperty(name = "allot.registry.url", defaultValue = "http://127.0.0.1:8080")
     String registryUrl;
 
-    private volatile NodeAgent agent;
+    private volatile AgentStartup run;
     private volatile AgentMetrics metrics;
-    private KafkaAgentReports reports;
-    private CommandConsumer commands;
-    private ScheduledExecutorService timers;
 
     void onStart(@Observes StartupEvent event) {
         Clock clock = Clock.systemUTC();
         String agentId = config.agentId().orElseGet(() -> hostname() + ":" + ProcessHandle.current().pid());
         StateDir state = new StateDir(Path.of(config.stateDir()));
         metrics = new AgentMetrics(meterRegistry);
-        timers = Executors.newScheduledThreadPool(2, runnable -> {
-            Thread thread = new Thread(runnable, "allot-agent-timer");
-            thread.setDaemon(true);
-            return thread;
-        });
         // kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config: the node-agent principal
         KafkaClients kafka = new KafkaClients(bootstrapServers, registryUrl, dev.allot.edge.security.KafkaSecurity.from(
                 key -> org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue(key, String.class)));
-        reports = new KafkaAgentReports(kafka, "node-agent-" + agentId);
-
         List<String> nodeIds = nodeIds();
-        GpuBackend[] backends = new GpuBackend[nodeIds.size()];
         boolean nvidia = useNvidia();
-        for (int i = 0; i < nodeIds.size(); i++) {
-            backends[i] = nvidia ? new NvidiaSmiBackend(config.nvidiaSmi()) : new FakeGpuBackend(config.gpusPerNode());
-        }
-
-        // Fence first: what an earlier run started belongs to an older epoch.
-        StaleProcessReaper reaper = new StaleProcessReaper(reports, metrics, clock);
-        int killed = reaper.reap(nodeIds, id -> new dev.allot.nodeagent.process.ProcessLedger(state.processesDir(id)),
-                config.killGrace());
-        if (killed > 0) {
-            LOG.warnf("killed %d stale process(es) of an earlier agent run", killed);
-        }
-
-        List<HostedNode> nodes = new ArrayList<>();
-        for (int i = 0; i < nodeIds.size(); i++) {
-            nodes.add(new HostedNode(nodeIds.get(i), config.cluster(), backends[i],
-                    state.nextEpoch(nodeIds.get(i), clock.millis())));
-        }
         JobSandbox sandbox = JobSandbox.configured(config.runAs(), config.jobUids(), config.jobPath());
         if (!sandbox.reachable(state.root())) {
             LOG.warnf("jobs run as %s, who cannot reach %s: they will not be able to write checkpoint markers; put"
@@ -98,21 +63,13 @@ public class AgentRuntime {
         }
         JobLauncher launcher = new JobLauncher(state, sandbox,
                 new SecretStore(config.secretsDir().map(Path::of)), this::localUrl);
-        agent = new NodeAgent(nodes, state, reports, metrics, clock, timers, agentId, launcher);
-        commands = new CommandConsumer(kafka, "node-agent-" + agentId, agent, reports, metrics);
-        commands.positionAtEnd();
-        warmUp();
-        agent.advertise(advertisedUrl());
-        agent.register();
-        Thread loop = new Thread(commands, "allot-agent-commands");
-        loop.setDaemon(true);
-        loop.start();
-
-        every(config.heartbeatInterval(), agent::heartbeat, "heartbeat");
-        every(config.usageInterval(), agent::reportUsage, "usage report");
-        every(config.checkpointPollInterval(), agent::pollCheckpoints, "checkpoint poll");
+        run = AgentStartup.start(new AgentStartup.Plan(kafka, metrics, clock, state, agentId, config.cluster(), nodeIds,
+                () -> nvidia ? new NvidiaSmiBackend(config.nvidiaSmi()) : new FakeGpuBackend(config.gpusPerNode()),
+                launcher, config.killGrace(), config.readoptWithin(), config.heartbeatInterval(), config.usageInterval(),
+                config.checkpointPollInterval(), this::advertisedUrl));
         LOG.infof("node agent %s up: %d node(s) %s in cluster %s, %s GPUs, state in %s, jobs run as %s", agentId,
-                nodes.size(), nodeIds, config.cluster(), nvidia ? "NVIDIA" : "fake", state.root(), agent.jobsRunAs());
+                nodeIds.size(), nodeIds, config.cluster(), nvidia ? "NVIDIA" : "fake", state.root(),
+                run.agent().jobsRunAs());
     }
 
     /** Where others reach this agent's HTTP API; null when the port is chosen at random (tests). */
@@ -149,44 +106,9 @@ public class AgentRuntime {
     }
 
     void onStop(@Observes ShutdownEvent event) {
-        if (commands != null) {
-            commands.close();
+        if (run != null) {
+            run.close();
         }
-        if (agent != null) {
-            agent.stopAll(config.killGrace());
-        }
-        if (timers != null) {
-            timers.shutdownNow();
-        }
-        if (reports != null) {
-            reports.close();
-        }
-    }
-
-    /**
-     * The first StartJob after a start otherwise pays for cold paths (process spawning helper, Avro decoding,
-     * JIT): up to ~2 s measured. Pay it here, before the node is registered and ready.
-     */
-    private void warmUp() {
-        long began = System.nanoTime();
-        try {
-            new ProcessBuilder("true").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor(5, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            LOG.debugf("warm-up spawn failed: %s", e.toString());
-        } 
-        commands.warmUp();
-        LOG.debugf("warmed up in %d ms", (System.nanoTime() - began) / 1_000_000);
-    }
-
-    private void every(Duration interval, Runnable task, String what) {
-        timers.scheduleAtFixedRate(() -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                LOG.errorf(e, "%s failed", what); // never let one failure cancel the schedule
-            }
-        }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private boolean useNvidia() {
@@ -226,7 +148,8 @@ public class AgentRuntime {
 
     /** The running agent (null until started). */
     public NodeAgent agent() {
-        return agent;
+        AgentStartup current = run;
+        return current == null ? null : current.agent();
     }
 
     public AgentMetrics metrics() {
@@ -234,6 +157,7 @@ public class AgentRuntime {
     }
 
     public boolean commandLoopAlive() {
-        return commands != null && commands.alive();
+        AgentStartup current = run;
+        return current != null && current.commandLoopAlive();
     }
 }

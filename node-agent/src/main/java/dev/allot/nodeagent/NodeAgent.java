@@ -1,6 +1,7 @@
 package dev.allot.nodeagent;
 
 import dev.allot.nodeagent.gpu.Gpu;
+import dev.allot.nodeagent.process.CheckpointMarker;
 import dev.allot.nodeagent.process.JobLauncher;
 import dev.allot.nodeagent.process.JobSandbox;
 import dev.allot.nodeagent.process.ProcessLedger;
@@ -22,8 +23,6 @@ import dev.allot.schemas.StartJob;
 import dev.allot.schemas.StopJob;
 import dev.allot.schemas.UsageReported;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Clock;
@@ -149,6 +148,7 @@ public final class NodeAgent {
                     node.gpuCount(), node.backend().model(), node.epoch());
         }
         reports.flush();
+        nodes.values().forEach(node -> heard(node.nodeId(), now));
     }
 
     public Outcome handle(NodeCommand command) {
@@ -239,17 +239,55 @@ public final class NodeAgent {
                 .setNodeId(key.nodeId())
                 .setNodeEpoch(command.getNodeEpoch())
                 .setReplicaIndex(key.replicaIndex())
-                .setPid(replica.process().pid())
+                .setPid(replica.pid())
                 .build(), replica.startedAt());
-        LOG.infof("started %s pid %d on GPUs %s: %s", key, replica.process().pid(), command.getGpuIndices(),
+        LOG.infof("started %s pid %d on GPUs %s: %s", key, replica.pid(), command.getGpuIndices(),
                 command.getCommand());
         // Registered after the replica is in the map, so the exit always finds it.
-        replica.process().onExit().whenComplete((process, error) -> exited(replica));
+        replica.onExit().whenComplete((process, error) -> exited(replica));
         return Outcome.STARTED;
     }
 
     private RunningReplica launch(ReplicaKey key, StartJob command) throws IOException {
         return launcher.launch(key, command, ledger(key.nodeId()).exitFile(key.jobId(), key.replicaIndex()), now());
+    }
+
+    /**
+     * Takes over a replica that an earlier run of this agent started under the node's current epoch and that still
+     * runs (the agent was restarted within {@code readopt-within} of its last heartbeat: the scheduler still holds
+     * the node and its jobs). Nothing is reported for it now: it was started, it runs; its usage continues from
+     * where the earlier run's reports stopped, and its exit is reported once, when it comes. A stop that was in
+     * progress keeps its SIGKILL deadline.
+     */
+    public void adopt(String nodeId, ProcessLedger.Entry entry, ProcessHandle handle) {
+        HostedNode node = nodes.get(nodeId);
+        ProcessLedger.Resume r = entry.resume();
+        if (node == null || r == null || entry.nodeEpoch() != node.epoch()) {
+            throw new IllegalArgumentException("not a replica of " + nodeId + " under its epoch: " + entry);
+        }
+        ReplicaKey key = new ReplicaKey(nodeId, entry.jobId(), entry.replicaIndex());
+        StartJob command = StartJob.newBuilder().setJobId(entry.jobId()).setNodeId(nodeId)
+                .setNodeEpoch(entry.nodeEpoch()).setReplicaIndex(entry.replicaIndex()).setReplicas(r.replicas())
+                .setGpuIndices(r.gpuIndices()).setCommand(List.of()).setEnv(Map.of()).setRestartCount(r.restartCount())
+                .setBudget(entry.account()).setCluster(entry.cluster())
+                .setChargeMode(dev.allot.schemas.ChargeMode.valueOf(entry.chargeMode())).build();
+        RunningReplica replica = RunningReplica.adopted(key, command, handle, Instant.ofEpochMilli(r.startedAtMillis()),
+                entry.usageReportedUntil(), state.checkpointDir(key.jobId(), key.replicaIndex()),
+                r.checkpointMarkerMillis() < 0 ? null : FileTime.fromMillis(r.checkpointMarkerMillis()),
+                ledger(nodeId).exitFile(key.jobId(), key.replicaIndex()), r.tokenHash());
+        launcher.adopted(key);
+        running.put(key, replica);
+        if (r.stopDeadlineMillis() > 0) {
+            replica.markStopping(r.stoppedByScheduler());
+            replica.stopDeadline(r.stopDeadlineMillis());
+            replica.signalled(ProcessTree.snapshot(handle));
+            scheduleKill(replica, r.stopDeadlineMillis() - clock.millis());
+        }
+        metrics.processesAdopted.increment();
+        LOG.infof("took over %s pid %d on GPUs %s (started %s, usage reported until %s)%s", key, handle.pid(),
+                r.gpuIndices(), Instant.ofEpochMilli(r.startedAtMillis()), entry.usageReportedUntil(),
+                r.stopDeadlineMillis() > 0 ? ", stopping" : "");
+        replica.onExit().whenComplete((process, error) -> exited(replica));
     }
 
     private Outcome stop(StopJob command) {
@@ -300,19 +338,27 @@ public final class NodeAgent {
         } catch (RuntimeException e) {
             LOG.warnf(e, "could not write the stop notice of %s; it gets the SIGTERM all the same", replica.key());
         }
-        ProcessHandle root = replica.process().toHandle();
+        ProcessHandle root = replica.handle();
         replica.signalled(ProcessTree.snapshot(root));
+        replica.stopDeadline(now().plus(grace).toEpochMilli());
+        remember(replica); // a restarted agent that takes the replica over keeps the SIGKILL's deadline
         ProcessTree.terminate(root);
+        scheduleKill(replica, grace.toMillis());
+    }
+
+    /** SIGKILL to the command's tree after {@code delayMillis} if the replica is still there. */
+    private void scheduleKill(RunningReplica replica, long delayMillis) {
+        ProcessHandle root = replica.handle();
         replica.killTimer(timers.schedule(() -> {
-            if (replica.process().isAlive()) {
-                LOG.warnf("%s outlived its %s grace period: SIGKILL", replica.key(), grace);
+            if (replica.isAlive()) {
+                LOG.warnf("%s outlived its grace period: SIGKILL", replica.key());
                 replica.signalled(ProcessTree.snapshot(root));
                 if (ProcessTree.killCommand(root)) {
                     // The supervisor records the kill and exits; if it does not, it goes too.
                     timers.schedule(() -> ProcessTree.kill(root), TREE_GONE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 }
             }
-        }, grace.toMillis(), TimeUnit.MILLISECONDS));
+        }, Math.max(0, delayMillis), TimeUnit.MILLISECONDS));
     }
 
     private Outcome stale(String nodeId, long commandEpoch, long currentEpoch, String what) {
@@ -330,7 +376,7 @@ public final class NodeAgent {
         try {
             awaitGone(replica.signalled()); // a stopped tree's children release their GPUs too
             Instant endedAt = now();
-            int exitCode = replica.process().exitValue();
+            int exitCode = replica.exitCode();
             replica.cancelKillTimer();
             synchronized (replica) { // not between a checkpoint poll's look and its report
                 lastCheckpointLook(replica);
@@ -439,17 +485,36 @@ public final class NodeAgent {
                     .setRunningJobs(onNode.stream().map(r -> r.key().jobId()).distinct().sorted().toList())
                     .setMeanGpuUtilisation(mean.isPresent() ? mean.getAsDouble() : null)
                     .build(), now);
+            heard(node.nodeId(), now);
         }
     }
 
-    /** One usage tile per running replica, from its last report to now. */
+    /** When the node last told the scheduler it lives: a restart soon after may take its processes over. */
+    private void heard(String nodeId, Instant at) {
+        try {
+            state.recordHeard(nodeId, at.toEpochMilli());
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "could not record the heartbeat of %s; a restart will fence its processes", nodeId);
+        }
+    }
+
+    /**
+     * One usage tile per running replica, from its last report to now. The ledger learns how far usage was
+     * reported only once the broker has the tiles: a restarted agent then neither repeats a tile nor leaves a gap
+     * (unless it dies between the two, a few milliseconds).
+     */
     public void reportUsage() {
         Instant now = now();
+        List<RunningReplica> cut = new ArrayList<>();
         for (RunningReplica replica : running.values()) {
             replica.usage().cut(now).ifPresent(tile -> {
                 reportUsage(replica, tile);
-                remember(replica);
+                cut.add(replica);
             });
+        }
+        if (!cut.isEmpty()) {
+            reports.flush();
+            cut.forEach(this::remember);
         }
     }
 
@@ -481,9 +546,9 @@ public final class NodeAgent {
                     continue;
                 }
                 Path marker = replica.checkpointMarker();
-                FileTime at = markerTime(marker);
+                FileTime at = CheckpointMarker.time(marker);
                 if (replica.markerChanged(at)) {
-                    Optional<String> location = locationIn(marker);
+                    Optional<String> location = CheckpointMarker.location(marker);
                     if (location.isPresent()) {
                         replica.markerEmptyAt(null); // (whatever was pending is this checkpoint)
                         checkpointed(replica, location.get());
@@ -491,7 +556,7 @@ public final class NodeAgent {
                         replica.markerEmptyAt(at);
                     }
                 } else if (replica.stillEmptyAt(at)) {
-                    checkpointed(replica, locationIn(marker).orElse(replica.checkpointDir().toString()));
+                    checkpointed(replica, CheckpointMarker.location(marker).orElse(replica.checkpointDir().toString()));
                 }
             }
         }
@@ -500,9 +565,9 @@ public final class NodeAgent {
     /** At exit: a marker changed since the last look, or seen empty, is a checkpoint (the job is done writing). */
     private void lastCheckpointLook(RunningReplica replica) {
         Path marker = replica.checkpointMarker();
-        FileTime at = markerTime(marker);
+        FileTime at = CheckpointMarker.time(marker);
         if (replica.markerChanged(at) || replica.stillEmptyAt(at)) {
-            checkpointed(replica, locationIn(marker).orElse(replica.checkpointDir().toString()));
+            checkpointed(replica, CheckpointMarker.location(marker).orElse(replica.checkpointDir().toString()));
         }
     }
 
@@ -550,6 +615,7 @@ public final class NodeAgent {
                 .setReplicaIndex(replica.key().replicaIndex())
                 .setLocation(location)
                 .build(), now());
+        remember(replica); // a restarted agent does not report this checkpoint again
         LOG.infof("%s checkpointed (%s)", replica.key(), location);
     }
 
@@ -602,30 +668,15 @@ public final class NodeAgent {
 
     private ProcessLedger.Entry ledgerEntry(RunningReplica replica) {
         StartJob command = replica.command();
-        long processStart = replica.process().toHandle().info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        long processStart = replica.handle().info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        FileTime marker = replica.lastCheckpointMarker();
         return new ProcessLedger.Entry(replica.key().jobId(), replica.key().replicaIndex(), command.getNodeEpoch(),
-                replica.process().pid(), processStart, command.getGpuIndices().size(), command.getBudget(),
-                command.getCluster(), command.getChargeMode().toString(), replica.usage().reportedUntil());
-    }
-
-    private static FileTime markerTime(Path marker) {
-        return JobLauncher.markerTime(marker);
-    }
-
-    /** The marker's first line, when the job wrote where its checkpoint is. */
-    private static Optional<String> locationIn(Path marker) {
-        // The job's user owns the dir: never follow a link it planted (it would read a root-only file's first line
-        // into job-events), never open anything but a plain file (a FIFO would block), read at most 4 KiB.
-        if (!Files.isRegularFile(marker, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return Optional.empty();
-        }
-        try (var in = Files.newInputStream(marker, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            String content = new String(in.readNBytes(4096), StandardCharsets.UTF_8).strip();
-            String first = content.lines().findFirst().orElse("").strip();
-            return first.isEmpty() ? Optional.empty() : Optional.of(first.length() > 1000 ? first.substring(0, 1000) : first);
-        } catch (IOException | RuntimeException e) {
-            return Optional.empty();
-        }
+                replica.pid(), processStart, command.getGpuIndices().size(), command.getBudget(),
+                command.getCluster(), command.getChargeMode().toString(), replica.usage().reportedUntil(),
+                new ProcessLedger.Resume(List.copyOf(command.getGpuIndices()), command.getReplicas(),
+                        command.getRestartCount(), replica.startedAt().toEpochMilli(), replica.tokenHash(),
+                        marker == null ? -1 : marker.toMillis(), replica.stopDeadlineMillis(),
+                        replica.stoppedByScheduler()));
     }
 
     private Instant now() {

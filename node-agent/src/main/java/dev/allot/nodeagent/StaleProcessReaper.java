@@ -47,13 +47,40 @@ public final class StaleProcessReaper {
     private record Stale(String nodeId, ProcessLedger ledger, ProcessLedger.Entry entry, Optional<ProcessHandle> live) {
     }
 
+    /** A live process of an earlier run under an epoch the node keeps: to be taken over, not fenced. */
+    public record Adoptable(String nodeId, ProcessLedger.Entry entry, ProcessHandle process) {
+    }
+
+    /** What a restart found: how many stale processes it killed, and the live ones it may take over. */
+    public record Outcome(int killed, List<Adoptable> adoptable) {
+    }
+
     /** Kills and reports every process in the ledgers; returns how many were still alive. */
     public int reap(List<String> nodeIds, java.util.function.Function<String, ProcessLedger> ledgers, Duration grace) {
+        return reap(nodeIds, ledgers, grace, nodeId -> java.util.OptionalLong.empty()).killed();
+    }
+
+    /**
+     * As {@link #reap(List, java.util.function.Function, Duration)}, except for the nodes that keep their epoch
+     * ({@code keptEpoch}: the agent restarted soon enough that the scheduler still holds them): their live
+     * processes under that epoch are neither killed nor reported but returned, to be taken over. Their ended ones
+     * are reported as any other (the real exit status, {@code stopped=false}).
+     */
+    public Outcome reap(List<String> nodeIds, java.util.function.Function<String, ProcessLedger> ledgers, Duration grace,
+                        java.util.function.Function<String, java.util.OptionalLong> keptEpoch) {
         List<Stale> stale = new ArrayList<>();
+        List<Adoptable> adoptable = new ArrayList<>();
         for (String nodeId : nodeIds) {
             ProcessLedger ledger = ledgers.apply(nodeId);
+            java.util.OptionalLong kept = keptEpoch.apply(nodeId);
             for (ProcessLedger.Entry entry : ledger.entries()) {
-                stale.add(new Stale(nodeId, ledger, entry, sameProcess(entry)));
+                Optional<ProcessHandle> live = sameProcess(entry);
+                if (live.isPresent() && kept.isPresent() && kept.getAsLong() == entry.nodeEpoch()
+                        && entry.resume() != null) {
+                    adoptable.add(new Adoptable(nodeId, entry, live.get()));
+                } else {
+                    stale.add(new Stale(nodeId, ledger, entry, live));
+                }
             }
         }
         stale.stream().flatMap(s -> s.live().stream()).forEach(ProcessTree::terminate);
@@ -95,12 +122,14 @@ public final class StaleProcessReaper {
                     .setNodeId(s.nodeId())
                     .setReplicaIndex(s.entry().replicaIndex())
                     .setExitCode(exitCode)
-                    .setStopped(s.live().isPresent())
+                    // a process killed here, or one that ended after a stop had signalled it, was ended by Allot
+                    .setStopped(s.live().isPresent()
+                            || (s.entry().resume() != null && s.entry().resume().stopDeadlineMillis() > 0))
                     .build(), exitedAt);
             s.ledger().forget(s.entry().jobId(), s.entry().replicaIndex());
         }
         reports.flush();
-        return killed;
+        return new Outcome(killed, List.copyOf(adoptable));
     }
 
     private void reportUsage(String nodeId, ProcessLedger.Entry entry, Instant end) {

@@ -91,6 +91,71 @@ public final class StateDir {
         return epoch;
     }
 
+    /** The node's agent told the scheduler it lives at {@code millis} (registration, heartbeat). */
+    public void recordHeard(String nodeId, long millis) {
+        writeAtomically(nodeDir(nodeId).resolve("heard"), Long.toString(millis));
+    }
+
+    /** A clean stop ended the node's processes: the next run takes a new epoch, whatever the time. */
+    public void forgetHeard(String nodeId) {
+        try {
+            Files.deleteIfExists(nodeDir(nodeId).resolve("heard"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The node's last epoch, if its agent was last heard from less than {@code window} before {@code nowMillis}:
+     * the scheduler has not declared the node lost yet (its lost-after is longer), so a restarted agent may keep the
+     * epoch and the processes that run under it. Empty otherwise (or when unknown).
+     */
+    public synchronized java.util.OptionalLong resumableEpoch(String nodeId, long nowMillis, java.time.Duration window) {
+        Path heard = nodeDir(nodeId).resolve("heard");
+        Path epoch = nodeDir(nodeId).resolve("epoch");
+        try {
+            if (window.isZero() || window.isNegative() || !Files.exists(heard) || !Files.exists(epoch)) {
+                return java.util.OptionalLong.empty();
+            }
+            long at = Long.parseLong(Files.readString(heard, StandardCharsets.UTF_8).trim());
+            if (nowMillis < at || nowMillis - at >= window.toMillis()) {
+                return java.util.OptionalLong.empty();
+            }
+            return java.util.OptionalLong.of(Long.parseLong(Files.readString(epoch, StandardCharsets.UTF_8).trim()));
+        } catch (IOException | NumberFormatException e) {
+            return java.util.OptionalLong.empty();
+        }
+    }
+
+    /**
+     * Where the node's commands are read from next, per {@code node-commands} partition: every command of the node
+     * before these offsets has been handled. Empty when not known.
+     */
+    public java.util.Map<Integer, Long> commandPositions(String nodeId) {
+        Path file = nodeDir(nodeId).resolve("commands");
+        java.util.Map<Integer, Long> positions = new java.util.TreeMap<>();
+        try {
+            if (!Files.exists(file)) {
+                return positions;
+            }
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                int eq = line.indexOf('=');
+                if (eq > 0) {
+                    positions.put(Integer.parseInt(line.substring(0, eq).trim()), Long.parseLong(line.substring(eq + 1).trim()));
+                }
+            }
+            return positions;
+        } catch (IOException | NumberFormatException e) {
+            return new java.util.TreeMap<>(); // unreadable: not known
+        }
+    }
+
+    public void recordCommandPositions(String nodeId, java.util.Map<Integer, Long> positions) {
+        StringBuilder out = new StringBuilder();
+        new java.util.TreeMap<>(positions).forEach((partition, offset) -> out.append(partition).append('=').append(offset).append('\n'));
+        writeAtomically(nodeDir(nodeId).resolve("commands"), out.toString());
+    }
+
     static void writeAtomically(Path file, String content) {
         try {
             Path tmp = file.resolveSibling(file.getFileName() + ".tmp");

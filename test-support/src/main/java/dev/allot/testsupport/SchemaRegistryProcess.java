@@ -37,6 +37,21 @@ public final class SchemaRegistryProcess implements AutoCloseable {
     }
 
     public static SchemaRegistryProcess start(Path registryHome, int port, Path workDir) {
+        return start(registryHome, port, workDir, List.of());
+    }
+
+    /**
+     * The registry with its schemas in an H2 file under {@code dataDir} (as {@code bin/allot infra up} runs it): a
+     * registry stopped and started again on the same port and dir still resolves every schema id it gave.
+     */
+    public static SchemaRegistryProcess startPersistent(int port, Path workDir, Path dataDir) {
+        return start(RegistryDistribution.locate(), port, workDir, List.of(
+                "-Dapicurio.storage.kind=sql", "-Dapicurio.storage.sql.kind=h2",
+                "-Dapicurio.datasource.url=jdbc:h2:file:" + dataDir.resolve("registry") + ";DB_CLOSE_ON_EXIT=FALSE",
+                "-Dapicurio.datasource.username=sa", "-Dapicurio.datasource.password=sa"));
+    }
+
+    private static SchemaRegistryProcess start(Path registryHome, int port, Path workDir, List<String> options) {
         try {
             Files.createDirectories(workDir);
             Path log = workDir.resolve("schema-registry-" + port + ".log");
@@ -50,8 +65,9 @@ public final class SchemaRegistryProcess implements AutoCloseable {
                     "-Dquarkus.management.port=0",
                     "-Dquarkus.log.level=WARN",
                     "-Dquarkus.log.category.\"io.apicurio\".level=WARN",
-                    "-Dapicurio.logconfigjob.enabled=false",
-                    "-jar", registryHome.resolve("quarkus-run.jar").toString()));
+                    "-Dapicurio.logconfigjob.enabled=false"));
+            registry.addAll(options);
+            registry.addAll(List.of("-jar", registryHome.resolve("quarkus-run.jar").toString()));
             long parent = ProcessHandle.current().pid();
             String script = "\"$@\" & child=$!; "
                     + "trap 'kill $child 2>/dev/null' TERM INT EXIT; "

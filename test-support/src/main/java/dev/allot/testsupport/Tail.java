@@ -32,8 +32,15 @@ public final class Tail<V extends SpecificRecord> implements AutoCloseable {
     private volatile boolean closed;
 
     public Tail(AllotInfrastructure infra, Topic<String, V> topic) {
-        this.consumer = infra.rawConsumer();
-        EventReader reader = infra.clients().reader();
+        this(infra.clients(), topic);
+    }
+
+    /** Follows {@code topic} of the broker and registry {@code clients} name (e.g. a {@link RestartableInfrastructure}'s). */
+    public Tail(dev.allot.edge.KafkaClients clients, Topic<String, V> topic) {
+        String group = "test-" + java.util.UUID.randomUUID();
+        this.consumer = clients.consumer(group, java.util.Map.of(
+                org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_ID_CONFIG, group));
+        EventReader reader = clients.reader();
         Class<V> type = topic.valueType();
         consumer.subscribe(Set.of(topic.name()));
         thread = new Thread(() -> follow(reader, type), "tail-" + topic.name());

@@ -6,6 +6,7 @@ import dev.allot.budget.auth.Authentication;
 import dev.allot.budget.auth.Caller;
 import dev.allot.budget.auth.Principals;
 import dev.allot.budget.kafka.EventPublisher;
+import dev.allot.budget.kafka.WriteDeadline;
 import dev.allot.budget.kafka.KafkaSettings;
 import dev.allot.budget.kafka.LogProjector;
 import dev.allot.budget.tree.Account;
@@ -191,9 +192,9 @@ public class BudgetResource {
         BudgetPath.problem(path).ifPresent(problem -> {
             throw new ApiException(Violation.badRequest("path", "path " + problem));
         });
-        long timeoutMs = settings.writeTimeout().toMillis();
+        WriteDeadline deadline = WriteDeadline.after(settings.writeTimeout());
         try {
-            if (!WRITES.tryLock(timeoutMs, TimeUnit.MILLISECONDS)) {
+            if (!WRITES.tryLock(deadline.remainingMillis(), TimeUnit.MILLISECONDS)) {
                 throw new ApiException(new Violation(503, "path", "too many concurrent budget writes; retry"));
             }
         } catch (InterruptedException e) {
@@ -201,7 +202,7 @@ public class BudgetResource {
             throw new ApiException(new Violation(503, "path", "interrupted"));
         }
         try {
-            if (!projector.awaitCaughtUp(settings.writeTimeout())) {
+            if (!projector.awaitCaughtUp(deadline.remaining())) {
                 throw new ApiException(new Violation(503, "path",
                         "the budget tree is still being read from the log; retry shortly"));
             }
@@ -210,16 +211,18 @@ public class BudgetResource {
             rules.apply(tree).ifPresent(ApiException::raise);
             RecordMetadata acked;
             try {
-                acked = publisher.publish(Topics.BUDGETS, path, event.apply(tree)).get(timeoutMs, TimeUnit.MILLISECONDS);
+                acked = publisher.publish(Topics.BUDGETS, path, event.apply(tree))
+                        .get(deadline.remainingMillis(), TimeUnit.MILLISECONDS);
             } catch (ExecutionException | TimeoutException e) {
-                throw new ApiException(new Violation(503, "path", "Kafka did not acknowledge the write: " + e));
+                throw new ApiException(new Violation(503, "path", "Kafka did not acknowledge the write within "
+                        + settings.writeTimeout() + ": " + EventPublisher.reason(e)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new ApiException(new Violation(503, "path", "interrupted"));
             }
             metrics.counter("allot.budget.writes", "kind", kind).increment();
             boolean visible = projector.awaitApplied(acked.topic(), acked.partition(), acked.offset(),
-                    settings.writeTimeout());
+                    deadline.remaining());
             Map<String, Object> body = new LinkedHashMap<>();
             if (visible && kind.equals("define") && view.tree().exists(path)) {
                 body.putAll(new BudgetRenderer(view).account(path));

@@ -6,6 +6,7 @@ import dev.allot.budget.auth.Authentication;
 import dev.allot.budget.auth.Caller;
 import dev.allot.budget.jobs.JobRecord;
 import dev.allot.budget.kafka.EventPublisher;
+import dev.allot.budget.kafka.WriteDeadline;
 import dev.allot.budget.kafka.KafkaSettings;
 import dev.allot.budget.kafka.LogProjector;
 import dev.allot.budget.tree.BudgetPath;
@@ -109,7 +110,8 @@ public class JobResource {
         Caller caller = authentication.caller();
         AccessPolicy.claimedName(caller, SUBMITTER_HEADER, submitterHeader).ifPresent(ApiException::raise);
         JobSubmitted job = readSubmission(JsonBody.parse(body), caller);
-        if (!projector.awaitCaughtUp(settings.writeTimeout())) {
+        WriteDeadline deadline = WriteDeadline.after(settings.writeTimeout());
+        if (!projector.awaitCaughtUp(deadline.remaining())) {
             throw new ApiException(new Violation(503, "budget", "the budget tree is still being read from the log"));
         }
         BudgetTree tree = view.tree();
@@ -135,11 +137,12 @@ public class JobResource {
                 .setPayload(job)
                 .build();
         return publisher.publish(Topics.JOB_REQUESTS, job.getJobId(), request)
-                .orTimeout(settings.writeTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .orTimeout(deadline.remainingMillis(), TimeUnit.MILLISECONDS)
                 .handle((acked, error) -> {
                     if (error != null) {
-                        return ApiExceptionMapper.error(new Violation(503, "id",
-                                "Kafka did not acknowledge the submission: " + error));
+                        return ApiExceptionMapper.error(new Violation(503, "id", "Kafka did not acknowledge the"
+                                + " submission within " + settings.writeTimeout() + ": " + EventPublisher.reason(error)
+                                + "; submitting again with the same id is safe"));
                     }
                     view.jobs().submitted(request.getEventId(), request.getOccurredAt(), job);
                     metrics.counter("allot.jobs.submitted").increment();
@@ -337,6 +340,7 @@ public class JobResource {
         if (job.isFinished()) {
             throw new ApiException(Violation.conflict("id", "job '" + id + "' has already finished"));
         }
+        WriteDeadline deadline = WriteDeadline.after(settings.writeTimeout());
         Instant now = Instant.now();
         JobRequest request = JobRequest.newBuilder()
                 .setEventId(UUID.randomUUID().toString())
@@ -350,12 +354,13 @@ public class JobResource {
                 .build();
         try {
             publisher.publish(Topics.JOB_REQUESTS, id, request)
-                    .get(settings.writeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                    .get(deadline.remainingMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ApiException(new Violation(503, "id", "interrupted"));
         } catch (Exception e) {
-            throw new ApiException(new Violation(503, "id", "Kafka did not acknowledge the cancel request: " + e));
+            throw new ApiException(new Violation(503, "id", "Kafka did not acknowledge the cancel request within "
+                    + settings.writeTimeout() + ": " + EventPublisher.reason(e)));
         }
         view.jobs().cancelRequested(request.getEventId(), now, (JobCancelRequested) request.getPayload());
         Map<String, Object> body = new LinkedHashMap<>();

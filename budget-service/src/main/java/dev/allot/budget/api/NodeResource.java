@@ -6,6 +6,7 @@ import dev.allot.budget.auth.Authentication;
 import dev.allot.budget.auth.Caller;
 import dev.allot.budget.jobs.JobRecord;
 import dev.allot.budget.kafka.EventPublisher;
+import dev.allot.budget.kafka.WriteDeadline;
 import dev.allot.budget.kafka.KafkaSettings;
 import dev.allot.budget.kafka.LogProjector;
 import dev.allot.budget.nodes.NodeBoard;
@@ -135,18 +136,20 @@ public class NodeResource {
     private void write(String nodeId, Object payload) {
         NodeStatus status = NodeStatus.newBuilder().setEventId(UUID.randomUUID().toString())
                 .setOccurredAt(Instant.now()).setNodeId(nodeId).setPayload(payload).build();
-        long timeoutMs = settings.writeTimeout().toMillis();
+        WriteDeadline deadline = WriteDeadline.after(settings.writeTimeout());
         RecordMetadata acked;
         try {
-            acked = publisher.publish(Topics.NODE_STATUS, nodeId, status).get(timeoutMs, TimeUnit.MILLISECONDS);
+            acked = publisher.publish(Topics.NODE_STATUS, nodeId, status)
+                    .get(deadline.remainingMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ApiException(new Violation(503, "id", "interrupted"));
         } catch (Exception e) {
-            throw new ApiException(new Violation(503, "id", "Kafka did not acknowledge the request: " + e));
+            throw new ApiException(new Violation(503, "id", "Kafka did not acknowledge the request within "
+                    + settings.writeTimeout() + ": " + EventPublisher.reason(e)));
         }
         // read-your-writes: the answer shows the drain state the log now holds
-        projector.awaitApplied(acked.topic(), acked.partition(), acked.offset(), settings.writeTimeout());
+        projector.awaitApplied(acked.topic(), acked.partition(), acked.offset(), deadline.remaining());
     }
 
     /** GPUs held by running jobs, per node and job, from their current placements. */

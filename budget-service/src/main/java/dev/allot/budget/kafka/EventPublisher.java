@@ -9,12 +9,18 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
  * Writes events to catalogue topics through the registry (Confluent wire format), with the edge's event
  * producer (idempotent, acks=all): a write is acknowledged to the caller only once the broker has it.
+ *
+ * <p>Bounded by {@code allot.budget.write-timeout}: {@code send} blocks at most that long for the broker's metadata
+ * ({@code max.block.ms}; Kafka's default is 60 s), and the producer gives a record up once that time has passed
+ * since it was handed over ({@code delivery.timeout.ms}): a write answered 503 because the broker did not
+ * acknowledge it in time is not written later behind the caller's back when the broker returns.
  */
 @ApplicationScoped
 public class EventPublisher {
@@ -42,13 +48,31 @@ public class EventPublisher {
         return acked;
     }
 
+    /** Why a write was not acknowledged, in a line: the cause Kafka gave, not the wrappers around it. */
+    public static String reason(Throwable error) {
+        Throwable cause = error;
+        while ((cause instanceof java.util.concurrent.ExecutionException
+                || cause instanceof java.util.concurrent.CompletionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (cause instanceof java.util.concurrent.TimeoutException) {
+            return "no acknowledgement in time";
+        }
+        return cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
+    }
+
     private KafkaProducer<String, SpecificRecord> producer() {
         KafkaProducer<String, SpecificRecord> current = producer;
         if (current == null) {
             synchronized (this) {
                 current = producer;
                 if (current == null) {
-                    current = settings.clients().eventProducer(settings.consumerName() + "-producer", Map.of());
+                    long bound = Math.max(2_000, settings.writeTimeout().toMillis());
+                    current = settings.clients().eventProducer(settings.consumerName() + "-producer", Map.of(
+                            ProducerConfig.MAX_BLOCK_MS_CONFIG, bound,
+                            ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) bound,
+                            // delivery.timeout.ms must cover linger.ms + request.timeout.ms
+                            ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) (bound / 2)));
                     producer = current;
                 }
             }

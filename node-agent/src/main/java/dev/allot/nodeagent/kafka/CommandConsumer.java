@@ -37,7 +37,10 @@ import org.jboss.logging.Logger;
  * <p>No consumer group: the agent assigns itself every partition and starts at the end of the log, as it
  * was when the agent started and <em>before</em> it registered its new epochs. Every command meant for
  * this incarnation carries the new epoch, which the scheduler can only know from that registration, so
- * nothing meant for it is skipped, and older commands (stale by epoch anyway) are never replayed. Other
+ * nothing meant for it is skipped, and older commands (stale by epoch anyway) are never replayed. A node that
+ * keeps its epoch across a restart (re-adoption) is read from where the earlier run stopped instead: how far each
+ * node's commands were handled (or dead-lettered) is kept in the state dir after each one, so the commands sent
+ * while no agent ran are carried out, and none is carried out or dead-lettered twice. Other
  * nodes' records are skipped by key without decoding. Records keyed for a hosted node (or without a key)
  * that cannot be decoded into a NodeCommand go to dead-letters with the reason; the loop goes on. A command
  * that cannot be read because the registry does not answer is read again after a pause, never dead-lettered.
@@ -55,6 +58,9 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
     private final AgentReports reports;
     private final AgentMetrics metrics;
     private final String topic = Topics.NODE_COMMANDS.name();
+    private final dev.allot.nodeagent.StateDir state;
+    /** Per hosted node and partition: the offset its next command is read from (earlier ones were handled). */
+    private final Map<String, Map<Integer, Long>> positions = new ConcurrentHashMap<>();
     private final Map<String, ExecutorService> lanes = new ConcurrentHashMap<>();
     private volatile boolean running = true;
     private volatile boolean positioned;
@@ -62,6 +68,13 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
 
     public CommandConsumer(KafkaClients kafka, String clientId, NodeAgent agent, AgentReports reports,
                            AgentMetrics metrics) {
+        this(kafka, clientId, agent, reports, metrics, null);
+    }
+
+    /** @param state where each node's position is kept across restarts (null: nowhere, every start is fresh) */
+    public CommandConsumer(KafkaClients kafka, String clientId, NodeAgent agent, AgentReports reports,
+                           AgentMetrics metrics, dev.allot.nodeagent.StateDir state) {
+        this.state = state;
         // "latest": should the position ever be lost (out of range), never replay old commands.
         this.consumer = kafka.consumer(clientId, Map.of(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest"));
         this.reader = kafka.reader();
@@ -72,6 +85,16 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
 
     /** Assigns every partition and fixes the start at the current end. Call before registering. */
     public void positionAtEnd() {
+        position(java.util.Set.of());
+    }
+
+    /**
+     * Assigns every partition and fixes where each hosted node's commands are read from: for a node in
+     * {@code resumed} (it keeps its epoch) where the earlier run stopped, as kept in the state dir; for the others
+     * the current end. Each partition is read from the earliest of these; a node's records before its own
+     * position are skipped. Call before registering.
+     */
+    public void position(java.util.Set<String> resumed) {
         List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                 .map(info -> new TopicPartition(topic, info.partition()))
                 .toList();
@@ -79,9 +102,63 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
             throw new IllegalStateException("topic " + topic + " does not exist");
         }
         consumer.assign(partitions);
-        consumer.seekToEnd(partitions);
+        Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
+        Map<Integer, Long> start = new java.util.HashMap<>();
+        for (dev.allot.nodeagent.HostedNode node : agent.nodes()) {
+            Map<Integer, Long> saved = resumed.contains(node.nodeId()) && state != null
+                    ? state.commandPositions(node.nodeId()) : Map.of();
+            Map<Integer, Long> own = new java.util.TreeMap<>();
+            for (TopicPartition tp : partitions) {
+                long end = ends.get(tp);
+                // never past the end (a log deleted and made again), never before what the log still holds
+                long from = Math.min(saved.getOrDefault(tp.partition(), end), end);
+                own.put(tp.partition(), from);
+                start.merge(tp.partition(), from, Math::min);
+            }
+            positions.put(node.nodeId(), own);
+            save(node.nodeId(), own);
+            if (!saved.isEmpty()) {
+                LOG.infof("node %s keeps its epoch: its commands are read from %s (the log ends at %s)", node.nodeId(),
+                        own, ends);
+            }
+        }
+        for (TopicPartition tp : partitions) {
+            consumer.seek(tp, start.getOrDefault(tp.partition(), ends.get(tp)));
+        }
         partitions.forEach(tp -> consumer.position(tp, Duration.ofSeconds(30))); // resolve the lazy seek now
         positioned = true;
+    }
+
+    /** The node's commands up to {@code offset} of {@code partition} are handled (or dead-lettered). */
+    private void handled(String nodeId, int partition, long offset) {
+        Map<Integer, Long> own = positions.get(nodeId);
+        if (own == null) {
+            return;
+        }
+        synchronized (own) {
+            if (offset + 1 > own.getOrDefault(partition, 0L)) {
+                own.put(partition, offset + 1);
+                save(nodeId, own);
+            }
+        }
+    }
+
+    /** False when the node's earlier run already handled the record (it is read again for another node). */
+    private boolean due(String nodeId, ConsumerRecord<byte[], byte[]> record) {
+        Map<Integer, Long> own = positions.get(nodeId);
+        return own == null || record.offset() >= own.getOrDefault(record.partition(), 0L);
+    }
+
+    private void save(String nodeId, Map<Integer, Long> own) {
+        if (state == null) {
+            return;
+        }
+        try {
+            state.recordCommandPositions(nodeId, own);
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "could not keep the command position of %s; a restart re-adopting it may repeat commands",
+                    nodeId);
+        }
     }
 
     /** Decodes a command built here, to load and compile the decoding path before the first real one. */
@@ -139,6 +216,9 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
         if (key != null && !agent.hosts(key)) {
             return; // another agent's node
         }
+        if (key != null && !due(key, record)) {
+            return; // handled by the run before a restart
+        }
         NodeCommand command;
         long receivedAt = System.currentTimeMillis();
         try {
@@ -149,11 +229,18 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
             }
         } catch (InvalidRecord e) {
             deadLetter(record, "undecodable node command: " + DeadLetters.reasonOf(e));
+            if (key != null) {
+                // in the node's lane, after the commands before it: its position never passes an unhandled one
+                lanes.computeIfAbsent(key, this::newLane).execute(() -> handled(key, record.partition(), record.offset()));
+            }
             return;
         }
         // One lane (thread) per node: a node's commands run in log order, nodes do not wait for each other
         // (starting a process costs milliseconds; an agent hosting several fake nodes starts them in parallel).
         String lane = key != null ? key : nodeOf(command);
+        if (key == null && !due(lane, record)) {
+            return;
+        }
         lanes.computeIfAbsent(lane, this::newLane).execute(() -> {
             try {
                 NodeAgent.Outcome outcome = agent.handle(command);
@@ -162,6 +249,7 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
             } catch (RuntimeException e) {
                 deadLetter(record, "node command could not be executed: " + DeadLetters.reasonOf(e));
             }
+            handled(lane, record.partition(), record.offset());
         });
     }
 

@@ -67,6 +67,18 @@ public final class JobLauncher {
         }
     }
 
+    /** A replica an earlier run of the agent started is taken over: with a uid of its own, that uid stays its. */
+    public void adopted(ReplicaKey key) {
+        if (sandbox.isolatesReplicas()) {
+            try {
+                sandbox.readopt(key, (Integer) Files.getAttribute(state.checkpointDir(key.jobId(), key.replicaIndex()),
+                        "unix:uid", LinkOption.NOFOLLOW_LINKS));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+    }
+
     /** The replica's exit was reported: with a uid of its own, its dirs go back to the agent and the uid is free. */
     public void finished(ReplicaKey key) {
         if (sandbox.isolatesReplicas()) {

@@ -152,6 +152,13 @@ public final class JobSandbox {
         throw new IllegalStateException("every uid of allot.agent.job-uids " + firstUid + "-" + lastUid + " is in use");
     }
 
+    /** A replica taken over after an agent restart runs as {@code uid} (its dirs' owner): that uid stays taken. */
+    public synchronized void readopt(ReplicaKey key, int uid) {
+        if (perReplica() && uid >= firstUid && uid <= lastUid) {
+            leased.put(key, new User("allot-job-" + uid, uid, uid, false));
+        }
+    }
+
     /** The replica has exited: its uid is free again (after its dirs went back to the agent, see {@link #disown}). */
     public synchronized void release(ReplicaKey key) {
         leased.remove(key);

@@ -21,9 +21,30 @@ import java.util.Properties;
  */
 public final class ProcessLedger {
 
-    /** What is remembered of a replica's process. {@code startedAtMillis} guards against pid reuse. */
+    /**
+     * What is remembered of a replica's process. {@code processStartMillis} guards against pid reuse.
+     * {@code resume} is what an agent restarted under the same epoch needs to take the replica over again.
+     */
     public record Entry(String jobId, int replicaIndex, long nodeEpoch, long pid, long processStartMillis,
-                        int gpus, String account, String cluster, String chargeMode, Instant usageReportedUntil) {
+                        int gpus, String account, String cluster, String chargeMode, Instant usageReportedUntil,
+                        Resume resume) {
+
+        /** An entry of an agent that wrote no resume part (or a test's): it can be fenced, not re-adopted. */
+        public Entry(String jobId, int replicaIndex, long nodeEpoch, long pid, long processStartMillis, int gpus,
+                     String account, String cluster, String chargeMode, Instant usageReportedUntil) {
+            this(jobId, replicaIndex, nodeEpoch, pid, processStartMillis, gpus, account, cluster, chargeMode,
+                    usageReportedUntil, null);
+        }
+    }
+
+    /**
+     * The rest of a running replica, for re-adoption: its GPUs and gang, when it started, a hash of its job token
+     * (the token itself is only in the job's environment), the checkpoint marker time last reported, and a stop in
+     * progress (its SIGKILL deadline, 0 when none, and whether the scheduler asked for it).
+     */
+    public record Resume(java.util.List<Integer> gpuIndices, int replicas, int restartCount, long startedAtMillis,
+                         String tokenHash, long checkpointMarkerMillis, long stopDeadlineMillis,
+                         boolean stoppedByScheduler) {
     }
 
     private final Path dir;
@@ -44,6 +65,17 @@ public final class ProcessLedger {
         p.setProperty("cluster", entry.cluster());
         p.setProperty("chargeMode", entry.chargeMode());
         p.setProperty("usageReportedUntil", Long.toString(entry.usageReportedUntil().toEpochMilli()));
+        Resume r = entry.resume();
+        if (r != null) {
+            p.setProperty("gpuIndices", String.join(",", r.gpuIndices().stream().map(String::valueOf).toList()));
+            p.setProperty("replicas", Integer.toString(r.replicas()));
+            p.setProperty("restartCount", Integer.toString(r.restartCount()));
+            p.setProperty("startedAtMillis", Long.toString(r.startedAtMillis()));
+            p.setProperty("tokenHash", r.tokenHash());
+            p.setProperty("checkpointMarkerMillis", Long.toString(r.checkpointMarkerMillis()));
+            p.setProperty("stopDeadlineMillis", Long.toString(r.stopDeadlineMillis()));
+            p.setProperty("stoppedByScheduler", Boolean.toString(r.stoppedByScheduler()));
+        }
         Path file = file(entry.jobId(), entry.replicaIndex());
         Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
         try (Writer out = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
@@ -81,7 +113,7 @@ public final class ProcessLedger {
                             Long.parseLong(p.getProperty("processStartMillis")),
                             Integer.parseInt(p.getProperty("gpus")), p.getProperty("account"),
                             p.getProperty("cluster"), p.getProperty("chargeMode"),
-                            Instant.ofEpochMilli(Long.parseLong(p.getProperty("usageReportedUntil")))));
+                            Instant.ofEpochMilli(Long.parseLong(p.getProperty("usageReportedUntil"))), resumeOf(p)));
                 } catch (IOException | RuntimeException e) {
                     // not ours or corrupt: nothing safe to kill
                 }
@@ -90,6 +122,18 @@ public final class ProcessLedger {
             throw new UncheckedIOException(e);
         }
         return entries;
+    }
+
+    private static Resume resumeOf(Properties p) {
+        if (p.getProperty("tokenHash") == null) {
+            return null;
+        }
+        String gpus = p.getProperty("gpuIndices", "");
+        return new Resume(gpus.isEmpty() ? List.of() : java.util.Arrays.stream(gpus.split(",")).map(Integer::valueOf).toList(),
+                Integer.parseInt(p.getProperty("replicas")), Integer.parseInt(p.getProperty("restartCount")),
+                Long.parseLong(p.getProperty("startedAtMillis")), p.getProperty("tokenHash"),
+                Long.parseLong(p.getProperty("checkpointMarkerMillis")), Long.parseLong(p.getProperty("stopDeadlineMillis")),
+                Boolean.parseBoolean(p.getProperty("stoppedByScheduler")));
     }
 
     /** Where the replica's {@link Supervisor} records its command's exit status, next to the entry. */

@@ -6,12 +6,18 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.concurrent.ScheduledFuture;
 
-/** A replica's live process and what the agent tracks about it. */
+/**
+ * A replica's live process and what the agent tracks about it: either a process this agent started (its child,
+ * the supervisor) or one it re-adopted after its own restart under the same epoch (no longer its child: the exit
+ * status then comes from the supervisor's exit file).
+ */
 public final class RunningReplica {
 
     private final ReplicaKey key;
     private final StartJob command;
+    /** The supervisor when this agent started it; null when re-adopted. */
     private final Process process;
+    private final ProcessHandle handle;
     private final Instant startedAt;
     private final UsageMeter usage;
     private final Path checkpointDir;
@@ -26,26 +32,100 @@ public final class RunningReplica {
     private volatile ScheduledFuture<?> killTimer;
     private final java.util.concurrent.CompletableFuture<Void> exitReported = new java.util.concurrent.CompletableFuture<>();
 
-    /** {@code ALLOT_JOB_TOKEN}: what this replica, and only it, shows to call back (checkpoint). */
-    private final byte[] jobToken;
+    /**
+     * SHA-256 of {@code ALLOT_JOB_TOKEN}, what this replica, and only it, shows to call back (checkpoint). Only the
+     * hash is kept (and written to the process ledger, so a restarted agent still knows it).
+     */
+    private final byte[] jobTokenHash;
 
     public RunningReplica(ReplicaKey key, StartJob command, Process process, Instant startedAt, Path checkpointDir,
                           FileTime markerAtStart, Path exitFile, String jobToken) {
-        this.jobToken = jobToken.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        this(key, command, process, process.toHandle(), startedAt, startedAt, checkpointDir, markerAtStart, exitFile,
+                hash(jobToken));
+    }
+
+    private RunningReplica(ReplicaKey key, StartJob command, Process process, ProcessHandle handle, Instant startedAt,
+                           Instant usageFrom, Path checkpointDir, FileTime markerAtStart, Path exitFile,
+                           byte[] jobTokenHash) {
+        this.jobTokenHash = jobTokenHash;
         this.exitFile = exitFile;
         this.key = key;
         this.command = command;
         this.process = process;
+        this.handle = handle;
         this.startedAt = startedAt;
-        this.usage = new UsageMeter(command.getGpuIndices().size(), startedAt);
+        this.usage = new UsageMeter(command.getGpuIndices().size(), usageFrom);
         this.checkpointDir = checkpointDir;
         this.lastCheckpointMarker = markerAtStart;
     }
 
+    /**
+     * A replica an earlier run of this agent started under the node's current epoch, still running: taken over.
+     * Its usage continues from where the earlier run's reports stopped.
+     */
+    public static RunningReplica adopted(ReplicaKey key, StartJob command, ProcessHandle handle, Instant startedAt,
+                                         Instant usageReportedUntil, Path checkpointDir, FileTime lastMarker,
+                                         Path exitFile, String jobTokenHash) {
+        return new RunningReplica(key, command, null, handle, startedAt, usageReportedUntil, checkpointDir, lastMarker,
+                exitFile, java.util.Base64.getDecoder().decode(jobTokenHash));
+    }
+
     /** Whether {@code token} is this replica's job token; in constant time (a guess learns nothing from timing). */
     public boolean tokenMatches(String token) {
-        return token != null
-                && java.security.MessageDigest.isEqual(jobToken, token.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return token != null && java.security.MessageDigest.isEqual(jobTokenHash, hash(token));
+    }
+
+    /** The job token's hash as the process ledger keeps it. */
+    public String tokenHash() {
+        return java.util.Base64.getEncoder().encodeToString(jobTokenHash);
+    }
+
+    private static byte[] hash(String token) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(token.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** True when this run of the agent took the replica over from an earlier run. */
+    public boolean adopted() {
+        return process == null;
+    }
+
+    /** The supervisor's process. */
+    public ProcessHandle handle() {
+        return handle;
+    }
+
+    public long pid() {
+        return handle.pid();
+    }
+
+    public boolean isAlive() {
+        return handle.isAlive();
+    }
+
+    /** Completes when the supervisor has exited. */
+    public java.util.concurrent.CompletableFuture<?> onExit() {
+        return process != null ? process.onExit() : handle.onExit();
+    }
+
+    /**
+     * The exit status: the supervisor's (its command's) for a child; for an adopted replica what the supervisor
+     * recorded, or -1 (unknown) when it recorded nothing (it was killed outright).
+     */
+    public int exitCode() {
+        if (process != null) {
+            return process.exitValue();
+        }
+        return Supervisor.read(exitFile).map(Supervisor.Exit::code).orElse(-1);
+    }
+
+    /** The last checkpoint marker time seen (reported), for the ledger. */
+    public FileTime lastCheckpointMarker() {
+        return lastCheckpointMarker;
     }
 
     public ReplicaKey key() {
@@ -54,10 +134,6 @@ public final class RunningReplica {
 
     public StartJob command() {
         return command;
-    }
-
-    public Process process() {
-        return process;
     }
 
     public Instant startedAt() {
@@ -148,6 +224,17 @@ public final class RunningReplica {
         }
         stopRequested = true;
         return true;
+    }
+
+    private volatile long stopDeadlineMillis;
+
+    /** When the SIGKILL of a stop in progress is due (0: no stop), kept in the ledger across agent restarts. */
+    public long stopDeadlineMillis() {
+        return stopDeadlineMillis;
+    }
+
+    public void stopDeadline(long millis) {
+        stopDeadlineMillis = millis;
     }
 
     public void killTimer(ScheduledFuture<?> timer) {
