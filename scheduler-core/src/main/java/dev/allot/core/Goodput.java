@@ -16,8 +16,19 @@ package dev.allot.core;
  *     allocated work waits (false: it runs on nodes held for the debug lane and on reserved nodes
  *     it may backfill, so the next allocated placement does not throw it away; with no allocated
  *     work waiting it goes anywhere)
+ * @param laneDisplacesAllocated whether debug-lane jobs may displace allocated work (true by default;
+ *     false: they take free GPUs, the lane's held nodes and unallocated work only; a debug job is
+ *     short, so waiting for the lane's next end costs less than another job's restart)
+ * @param heldReservations whether a reservation whose holder may preempt is held by its job until it
+ *     starts (false by default; see scheduler-core/README "Reservations"): not taken over, its nodes
+ *     kept, release times judged at the time they happen
  */
-public record Goodput(long restartMillis, long noThrashMillis, long maxLossPerGpuMillis, boolean unallocatedBesideBacklog) {
+public record Goodput(long restartMillis, long noThrashMillis, long maxLossPerGpuMillis, boolean unallocatedBesideBacklog,
+        boolean laneDisplacesAllocated, boolean heldReservations) {
+    public Goodput(long restartMillis, long noThrashMillis, long maxLossPerGpuMillis, boolean unallocatedBesideBacklog) {
+        this(restartMillis, noThrashMillis, maxLossPerGpuMillis, unallocatedBesideBacklog, true, false);
+    }
+
     public Goodput {
         if (restartMillis < 0 || noThrashMillis < 0 || maxLossPerGpuMillis < 0) {
             throw new IllegalArgumentException("negative goodput tunable");
@@ -30,18 +41,27 @@ public record Goodput(long restartMillis, long noThrashMillis, long maxLossPerGp
 
     /** No goodput rule: restart free, no thrash guard, no loss cap, unallocated work anywhere. */
     public static Goodput none() {
-        return new Goodput(0, 0, 0, true);
+        return new Goodput(0, 0, 0, true, true, false);
     }
 
     public Goodput withMaxLossPerGpu(long millis) {
-        return new Goodput(restartMillis, noThrashMillis, millis, unallocatedBesideBacklog);
+        return new Goodput(restartMillis, noThrashMillis, millis, unallocatedBesideBacklog, laneDisplacesAllocated, heldReservations);
     }
 
     public Goodput withNoThrash(long millis) {
-        return new Goodput(restartMillis, millis, maxLossPerGpuMillis, unallocatedBesideBacklog);
+        return new Goodput(restartMillis, millis, maxLossPerGpuMillis, unallocatedBesideBacklog, laneDisplacesAllocated, heldReservations);
     }
 
     public Goodput withUnallocatedBesideBacklog(boolean on) {
-        return new Goodput(restartMillis, noThrashMillis, maxLossPerGpuMillis, on);
+        return new Goodput(restartMillis, noThrashMillis, maxLossPerGpuMillis, on, laneDisplacesAllocated, heldReservations);
+    }
+
+    public Goodput withLaneDisplacingAllocated(boolean on) {
+        return new Goodput(restartMillis, noThrashMillis, maxLossPerGpuMillis, unallocatedBesideBacklog, on, heldReservations);
+    }
+
+    public Goodput withHeldReservations(boolean on) {
+        return new Goodput(restartMillis, noThrashMillis, maxLossPerGpuMillis, unallocatedBesideBacklog,
+                laneDisplacesAllocated, on);
     }
 }

@@ -94,6 +94,21 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Budget policy: a side of the tree whose ratio is below this keeps its running work (default: ${DEFAULT-VALUE}, off).")
     double protectedRatio;
 
+    @Option(names = "--protected-fraction", defaultValue = "0",
+            description = "Budget policy's share rule: a team displaces allocated work only while it runs less than its"
+                    + " share of the cluster, and a side keeps its running work while it runs no more than this times"
+                    + " its share; 0: off (default: ${DEFAULT-VALUE}).")
+    double protectedFraction;
+
+    @Option(names = "--lane-keeps-allocated",
+            description = "Goodput: debug-lane jobs displace unallocated work only, never allocated work.")
+    boolean laneKeepsAllocated;
+
+    @Option(names = "--held-reservations",
+            description = "Goodput: a reservation whose holder may preempt is held by its job until it starts (not taken"
+                    + " over, its nodes kept).")
+    boolean heldReservations;
+
     @Option(names = "--max-loss-minutes", defaultValue = "120",
             description = "Goodput: an allocated job that would lose more than this per GPU is not preempted; 0: no cap (default: ${DEFAULT-VALUE}).")
     double maxLossMinutes;
@@ -257,7 +272,8 @@ public final class SimulateCommand implements Callable<Integer> {
                         debugLaneGpus, debugReserveOneIn);
         Goodput rules = noGoodput ? Goodput.none()
                 : Goodput.defaults().withMaxLossPerGpu(Math.round(maxLossMinutes * 60_000))
-                        .withNoThrash(Math.round(noThrashMinutes * 60_000));
+                        .withNoThrash(Math.round(noThrashMinutes * 60_000))
+                        .withLaneDisplacingAllocated(!laneKeepsAllocated).withHeldReservations(heldReservations);
         Simulation.Options opts = new Simulation.Options(quantumSeconds, tickSeconds,
                 Math.max(1, Math.round(checkpointMinutes * 60)), durationHints, lane, rules, maxReservations);
         List<String> names = new ArrayList<>(policies);
@@ -291,7 +307,7 @@ public final class SimulateCommand implements Callable<Integer> {
                 String variant = variantNames.get(i);
                 var listener = progress.listener(i);
                 futures.add(pool.submit(() -> {
-                    SchedulingPolicy policy = Policies.create(policyName, sc, preemptionMargin, protectedRatio);
+                    SchedulingPolicy policy = Policies.create(policyName, sc, preemptionMargin, protectedRatio, protectedFraction);
                     return new Simulation(sc, policy, variant, opts, sink == null ? EventSink.NONE : sink, listener)
                             .estimatingStarts(startEstimates && !isVariant).run();
                 }));

@@ -65,6 +65,7 @@ public final class ClusterPass {
     private void run() {
         drain(); // 1
         reserver.dropForJobsNotWaiting(); // 2
+        reserver.keepHeld(out);
         DebugLane lane = policy.hasDebugLane() ? p.config.debugLane() : null;
         LaneReserve.hold(cs, lane, p.jobs);
         ranking = policy.rankAccounts(p); // 3
@@ -174,6 +175,10 @@ public final class ClusterPass {
         List<Node> fit = GangFit.fitFree(p, j, own);
         if (fit != null) {
             place(j, own, fit, position, "free GPUs");
+            if (own != null) { // its nodes are open again: what failed before may fit now
+                failed.free.clear();
+                failed.freeWithBackfill.clear();
+            }
             return;
         }
         // (unallocated work kept off open nodes failed for its own reason: it says nothing of others)

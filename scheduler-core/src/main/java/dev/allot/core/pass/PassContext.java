@@ -109,10 +109,110 @@ public final class PassContext implements PolicyContext {
         return under.getOrDefault(account, 0);
     }
 
+    /**
+     * Allocated GPUs under each account, built on first use from the cluster's rates (which already
+     * hold this pass's changes by then) and kept live after; {@link #passChanges} lets the pass's
+     * start be derived.
+     */
+    private HashMap<String, Integer> allocatedUnder;
+    /** Allocated jobs this pass placed (+GPUs) or released (-GPUs), in order: few per pass. */
+    private final ArrayList<Object[]> passChanges = new ArrayList<>();
+
+    @Override
+    public int allocatedGpusUnder(String account) {
+        return allocatedUnder().getOrDefault(account, 0);
+    }
+
+    /** {@link #allocatedGpusUnderAtStart} once asked: it does not change during the pass. */
+    private final HashMap<String, Integer> allocatedAtStart = new HashMap<>();
+
+    @Override
+    public int allocatedGpusUnderAtStart(String account) {
+        Integer known = allocatedAtStart.get(account);
+        if (known != null) {
+            return known;
+        }
+        int now = allocatedGpusUnder(account);
+        for (Object[] c : passChanges) {
+            if (under((String) c[0], account)) {
+                now -= (Integer) c[1];
+            }
+        }
+        allocatedAtStart.put(account, now);
+        return now;
+    }
+
+    private HashMap<String, Integer> allocatedUnder() {
+        if (allocatedUnder == null) {
+            allocatedUnder = new HashMap<>();
+            for (Map.Entry<String, int[]> e : cs.rates().entrySet()) {
+                addUnder(allocatedUnder, e.getKey(), e.getValue()[0]);
+            }
+        }
+        return allocatedUnder;
+    }
+
+    private void addUnder(HashMap<String, Integer> m, String account, int gpus) {
+        if (gpus == 0) {
+            return;
+        }
+        List<String> path = tree.path(account);
+        if (path.isEmpty()) {
+            m.merge(account, gpus, Integer::sum);
+        }
+        for (String a : path) {
+            m.merge(a, gpus, Integer::sum);
+        }
+    }
+
+    /** Whether {@code account} is {@code ancestor} or below it. */
+    private boolean under(String account, String ancestor) {
+        if (account.equals(ancestor)) {
+            return true;
+        }
+        List<String> path = tree.path(account);
+        return path.contains(ancestor);
+    }
+
+    /** {@code SchedulingPolicy.displacesAllocatedNow}, by account until the pass's counts change. */
+    private byte[] displacesAllocated;
+
+    private boolean displacesAllocatedNow(Job preemptor) {
+        if (displacesAllocated == null) {
+            displacesAllocated = new byte[jobs.accountCount()];
+        }
+        int a = preemptor.accountId();
+        if (a >= displacesAllocated.length) {
+            return policy.displacesAllocatedNow(preemptor, this);
+        }
+        if (displacesAllocated[a] == 0) {
+            displacesAllocated[a] = policy.displacesAllocatedNow(preemptor, this) ? (byte) 1 : (byte) 2;
+        }
+        return displacesAllocated[a] == 1;
+    }
+
+    /** An allocated job was placed (+) or released (-) by this pass: the live counts follow. */
+    private void allocatedChanged(Job j, int sign) {
+        if (!j.allocated()) {
+            return;
+        }
+        int gpus = sign * j.gpus();
+        passChanges.add(new Object[] {j.account(), gpus});
+        displacesAllocated = null;
+        if (allocatedUnder != null) {
+            addUnder(allocatedUnder, j.account(), gpus);
+        }
+    }
+
     @Override
     public int capacityGpus() {
-        return cs.capacityGpus();
+        if (capacity < 0) {
+            capacity = cs.capacityGpus(); // no node comes or goes during a pass
+        }
+        return capacity;
     }
+
+    private int capacity = -1;
 
     /** Contract: unallocated, unprotected by policy, or past its protected window. */
     public boolean preemptibleNow(Job r) {
@@ -138,7 +238,8 @@ public final class PassContext implements PolicyContext {
             return false;
         }
         return victim.unallocated() ? displacement.unguarded(preemptor, victim.accountId())
-                : displacement.allowed(preemptor, victim);
+                : displacement.allowed(preemptor, victim) && displacesAllocatedNow(preemptor)
+                        && (config.goodput().laneDisplacesAllocated() || !cs.inLaneGroup(preemptor));
     }
 
     /**
@@ -232,16 +333,31 @@ public final class PassContext implements PolicyContext {
      */
     public boolean anyDisplaceableVictim(Job preemptor, VictimSearch.Eligibility eligible) {
         victims(); // the index brought up to the pass's time
+        // unallocated work first (no policy question), then only accounts the policy's index allows
+        for (int v : displacement.victimAccounts(true)) {
+            if (displacement.unguarded(preemptor, v) && hasVictim(preemptor, v, eligible, true)) {
+                return true;
+            }
+        }
+        return displacesAllocatedNow(preemptor)
+                && displacement.anyAllocatedWhere(preemptor, v -> hasVictim(preemptor, v, eligible, false));
+    }
+
+    /** Whether a running job of account {@code v}, of that charge mode, is displaceable by the preemptor on an eligible node. */
+    private boolean hasVictim(Job preemptor, int v, VictimSearch.Eligibility eligible, boolean unallocated) {
+        List<List<Job>> byAccount = displacement.victimsByAccount();
+        if (v >= byAccount.size()) {
+            return false;
+        }
         dev.allot.core.cluster.Node[] nodes = cs.nodeArray();
-        for (List<Job> jobs : displacement.victimsByAccount()) {
-            for (Job v : jobs) {
-                if (!v.running() || (v.placedAtMillis() == t && placed.contains(v)) || !displaceable(preemptor, v)) {
-                    continue;
-                }
-                for (int i : cs.nodeIndices(v)) {
-                    if (i >= 0 && eligible.test(nodes[i])) {
-                        return true;
-                    }
+        for (Job j : byAccount.get(v)) {
+            if (j.unallocated() != unallocated || !j.running() || (j.placedAtMillis() == t && placed.contains(j))
+                    || !displaceable(preemptor, j)) {
+                continue;
+            }
+            for (int i : cs.nodeIndices(j)) {
+                if (i >= 0 && eligible.test(nodes[i])) {
+                    return true;
                 }
             }
         }
@@ -250,11 +366,20 @@ public final class PassContext implements PolicyContext {
 
     /** {@code preemptor}'s job displaced {@code victim}: the reverse is barred for the no-thrash window. */
     public void displaced(Job preemptor, Job victim) {
+        displacements++;
+        allocatedChanged(victim, -1);
         long window = config.goodput().noThrashMillis();
         if (window > 0 && preemptor.accountId() != victim.accountId()) {
             cs.thrash.displaced(preemptor.accountId(), victim.accountId(), t, window);
             displacement.barred(victim.accountId(), preemptor.accountId());
         }
+    }
+
+    private int displacements;
+
+    /** How many jobs this pass displaced so far. */
+    public int displacements() {
+        return displacements;
     }
 
     /** The policy's verdict, with its reason, on a victim {@link #displaceable} allowed. */
@@ -273,8 +398,12 @@ public final class PassContext implements PolicyContext {
         /** The same for unallocated victims, which only the no-thrash guard may bar. */
         private final byte[][] unguarded;
         private final PreemptionVerdict[][] verdicts;
-        /** By preemptor account id: 0 not asked yet, 1 may displace someone, 2 no one. */
-        private final byte[] anyone;
+        /** By preemptor account id, for unallocated and for allocated victims: 0 not asked yet, 1 someone, 2 no one. */
+        private final byte[] anyUnallocated;
+        private final byte[] anyAllocated;
+        private int[] unallocatedVictimAccounts;
+        private int[] allocatedVictimAccounts;
+        private dev.allot.core.policy.DisplacementIndex index;
         /** By account id, one running preemptible allocated job (the policy is asked with jobs), built on first use. */
         private Job[] allocatedVictimOf;
         /** By account id, the running jobs preemptible at the first question (in sequence order), built on first use. */
@@ -303,7 +432,8 @@ public final class PassContext implements PolicyContext {
             allowed = new byte[accounts][];
             unguarded = new byte[accounts][];
             verdicts = new PreemptionVerdict[accounts][];
-            anyone = new byte[accounts];
+            anyUnallocated = new byte[accounts];
+            anyAllocated = new byte[accounts];
         }
 
         private boolean guarded(int preemptor, int victim) {
@@ -345,34 +475,100 @@ public final class PassContext implements PolicyContext {
         void barred(int preemptor, int victim) {
             row(allowed, preemptor)[victim] = 2;
             row(unguarded, preemptor)[victim] = 2;
-            anyone[preemptor] = 0;
+            anyUnallocated[preemptor] = 0;
+            anyAllocated[preemptor] = 0;
         }
 
+        /**
+         * Whether the preemptor may displace someone: unallocated work its account is not guarded
+         * from, or, while the policy lets it displace allocated work now, allocated work it may
+         * displace. The two parts are kept per account for the pass (the guard resets them); the
+         * policy's live answer is asked each time.
+         */
         boolean anyone(Job preemptor) {
             int a = preemptor.accountId();
-            if (anyone[a] == 0) {
-                anyone[a] = findAnyone(preemptor) ? (byte) 1 : (byte) 2;
+            if (anyUnallocated[a] == 0) {
+                anyUnallocated[a] = findUnallocated(preemptor) ? (byte) 1 : (byte) 2;
             }
-            return anyone[a] == 1;
+            if (anyUnallocated[a] == 1) {
+                return true;
+            }
+            if (!displacesAllocatedNow(preemptor)) {
+                return false;
+            }
+            if (anyAllocated[a] == 0) {
+                anyAllocated[a] = findAllocated(preemptor) ? (byte) 1 : (byte) 2;
+            }
+            return anyAllocated[a] == 1;
         }
 
-        private boolean findAnyone(Job preemptor) {
-            cs.preemptible.advanceTo(cs, t);
-            int bound = Math.min(cs.preemptible.accountBound(), allowed.length);
-            for (int v = 0; v < bound; v++) {
-                if (cs.preemptible.gpusOf(v, true) > 0 && unguarded(preemptor, v)) {
+        /** Account ids with preemptible work of the charge mode, built once per pass. */
+        int[] victimAccounts(boolean unallocated) {
+            int[] ids = unallocated ? unallocatedVictimAccounts : allocatedVictimAccounts;
+            if (ids == null) {
+                cs.preemptible.advanceTo(cs, t);
+                int bound = Math.min(cs.preemptible.accountBound(), allowed.length);
+                int n = 0;
+                int[] found = new int[bound];
+                for (int v = 0; v < bound; v++) {
+                    if (cs.preemptible.gpusOf(v, unallocated) > 0 && (unallocated || allocatedVictim(v) != null)) {
+                        found[n++] = v;
+                    }
+                }
+                ids = java.util.Arrays.copyOf(found, n);
+                if (unallocated) {
+                    unallocatedVictimAccounts = ids;
+                } else {
+                    allocatedVictimAccounts = ids;
+                }
+            }
+            return ids;
+        }
+
+        private boolean findUnallocated(Job preemptor) {
+            for (int v : victimAccounts(true)) {
+                if (unguarded(preemptor, v)) {
                     return true;
                 }
             }
-            for (int v = 0; v < bound; v++) {
-                if (v != preemptor.accountId() && cs.preemptible.gpusOf(v, false) > 0) {
-                    Job victim = allocatedVictim(v);
-                    if (victim != null && allowed(preemptor, victim)) {
-                        return true;
-                    }
+            return false;
+        }
+
+        private boolean findAllocated(Job preemptor) {
+            return anyAllocatedWhere(preemptor, v -> true);
+        }
+
+        /**
+         * Whether some account with preemptible allocated work that the policy lets the preemptor
+         * displace, and the guard does not bar, satisfies {@code also} (asked only of those).
+         */
+        boolean anyAllocatedWhere(Job preemptor, java.util.function.IntPredicate also) {
+            int[] ids = victimAccounts(false);
+            if (ids.length == 0) {
+                return false;
+            }
+            if (index == null) {
+                ArrayList<Job> candidates = new ArrayList<>(ids.length);
+                for (int v : ids) {
+                    candidates.add(allocatedVictim(v));
+                }
+                index = policy.displacementIndex(candidates, PassContext.this);
+                if (index == null) {
+                    index = (p, barred) -> {
+                        for (Job c : candidates) {
+                            if (!barred.test(c) && allowed((Job) p, c)) {
+                                return true;
+                            }
+                        }
+                        return false;
+                    };
                 }
             }
-            return false;
+            int a = preemptor.accountId();
+            return index.anyAllowed(preemptor, c -> {
+                Job v = (Job) c;
+                return v.accountId() == a || guarded(a, v.accountId()) || !also.test(v.accountId());
+            });
         }
 
         private Job allocatedVictim(int account) {
@@ -440,6 +636,7 @@ public final class PassContext implements PolicyContext {
     /** Records a placement made by this pass. */
     public void placed(Job j) {
         placed.add(j);
+        allocatedChanged(j, +1);
     }
 
     public VictimSearch victims() {

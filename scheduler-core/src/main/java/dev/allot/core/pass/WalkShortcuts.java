@@ -8,6 +8,7 @@ import dev.allot.core.state.ClusterState;
 import dev.allot.core.state.Job;
 import dev.allot.core.state.ShapeCounts;
 import dev.allot.core.state.WaitingShapes;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 
@@ -68,6 +69,10 @@ final class WalkShortcuts {
     /** Once true it stays true: only blocked jobs ranked first move reservations. */
     private boolean reservationsFinal;
     private int nextCheck = 1;
+    /** The accounts with waiting work at the early stop's first check, and how far the checks got. */
+    private List<? extends java.util.Map.Entry<String, WaitingShapes.AccountWaiting>> displacers;
+    private int displacerCursor;
+    private int displacersSeen;
     /** Lane jobs still waiting, per account (built on the first skip check). */
     private HashMap<String, ShapeCounts> laneWaiting;
 
@@ -269,7 +274,16 @@ final class WalkShortcuts {
         if (!p.policy.preempts() || p.victims().nothingPreemptible()) {
             return true;
         }
-        for (var e : cs.shapes.accounts()) {
+        // Accounts found unable to displace stay so for the pass (their failures only grow, and what
+        // they may displace only shrinks), so each check resumes where the last one stopped; a
+        // preemption (which may lower an account's running GPUs) starts it over.
+        if (displacers == null || displacersSeen != p.displacements()) {
+            displacers = new ArrayList<>(cs.shapes.accounts());
+            displacersSeen = p.displacements();
+            displacerCursor = 0;
+        }
+        for (; displacerCursor < displacers.size(); displacerCursor++) {
+            var e = displacers.get(displacerCursor);
             WaitingShapes.AccountWaiting w = e.getValue();
             if (w.allocated().isEmpty()) {
                 continue;

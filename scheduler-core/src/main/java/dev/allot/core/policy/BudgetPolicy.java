@@ -15,9 +15,12 @@ public final class BudgetPolicy implements SchedulingPolicy {
 
     /** The protected ratio's default: off (see {@link #protectedRatio()}; the sensitivity is in docs/benchmarks.md). */
     public static final double DEFAULT_PROTECTED_RATIO = 0;
+    /** The protected fraction's default: 0, the share rule off (1: see {@link #BudgetPolicy(double, double, double)}). */
+    public static final double DEFAULT_PROTECTED_FRACTION = 0;
 
     private final double margin;
     private final double protectedRatio;
+    private final double protectedFraction;
 
     /**
      * @param margin how much higher the victim's side's ratio must be than the preemptor's
@@ -26,12 +29,48 @@ public final class BudgetPolicy implements SchedulingPolicy {
      *     its entitlement keeps its work)
      */
     public BudgetPolicy(double margin, double protectedRatio) {
+        this(margin, protectedRatio, DEFAULT_PROTECTED_FRACTION);
+    }
+
+    /**
+     * @param protectedFraction the share rule (0: off): an account displaces allocated work only while
+     *     its allocated GPUs running now are below its fraction of the cluster's GPUs, and the victim's
+     *     side keeps its work while it runs no more than {@code protectedFraction} times its fraction
+     *     (Armada's protected fraction of fair share, on what runs now). The window ratio says who is
+     *     owed; this says whether taking running work now corrects it or only moves it around.
+     */
+    public BudgetPolicy(double margin, double protectedRatio, double protectedFraction) {
+        if (protectedFraction < 0) {
+            throw new IllegalArgumentException("negative protected fraction");
+        }
         this.margin = margin;
         this.protectedRatio = protectedRatio;
+        this.protectedFraction = protectedFraction;
     }
 
     public BudgetPolicy(double margin) {
         this(margin, DEFAULT_PROTECTED_RATIO);
+    }
+
+    public double protectedFraction() {
+        return protectedFraction;
+    }
+
+    /**
+     * The share rule's preemptor side: the preemptor's own account runs fewer allocated GPUs now (this
+     * pass's placements counted) than its fraction of the cluster. A team at or above its share now is
+     * catching up already; it waits for GPUs that free up instead of taking running work.
+     */
+    @Override
+    public boolean displacesAllocatedNow(JobView preemptor, PolicyContext ctx) {
+        if (protectedFraction <= 0) {
+            return true;
+        }
+        String a = preemptor.account();
+        if (!ctx.budgets().exists(a)) {
+            return true; // mayDisplace refuses it with its reason
+        }
+        return ctx.allocatedGpusUnder(a) < ctx.budgets().fraction(a) * ctx.capacityGpus();
     }
 
     public BudgetPolicy() {
@@ -92,7 +131,12 @@ public final class BudgetPolicy implements SchedulingPolicy {
                     (c.allowed() ? "" : "not ") + "allowed: " + c.victimSide() + " (ratio "
                             + ReasonFormat.ratio(c.victimRatio()) + ") vs " + c.preemptorSide() + " (ratio "
                             + ReasonFormat.ratio(c.preemptorRatio()) + "), margin " + ReasonFormat.ratio(margin)
-                            + (protectedRatio > 0 ? ", protected below " + ReasonFormat.ratio(protectedRatio) : ""));
+                            + (protectedRatio > 0 ? ", protected below " + ReasonFormat.ratio(protectedRatio) : "")
+                            + (protectedFraction > 0 ? "; " + c.victimSide() + " runs "
+                                    + ctx.allocatedGpusUnderAtStart(c.victimSide()) + " allocated GPUs, protected up to "
+                                    + ReasonFormat.ratio(protectedFraction * ctx.budgets().fraction(c.victimSide())
+                                            * ctx.capacityGpus()) + " (" + ReasonFormat.ratio(protectedFraction)
+                                    + " x its share of the cluster)" : ""));
         };
     }
 
@@ -100,6 +144,64 @@ public final class BudgetPolicy implements SchedulingPolicy {
     @Override
     public boolean allowsDisplacing(JobView preemptor, JobView victim, PolicyContext ctx) {
         return compare(preemptor, victim, ctx).allowed();
+    }
+
+    /**
+     * By the tree: a candidate is allowed when it lies under a sibling of one of the preemptor's
+     * ancestors (or the preemptor itself) whose ratio passes {@link #allowed} against that ancestor's
+     * and whose side runs above its protected share; or when its account has left the tree. So a
+     * preemptor is answered in O(depth x siblings), not O(accounts).
+     */
+    @Override
+    public DisplacementIndex displacementIndex(List<? extends JobView> candidates, PolicyContext ctx) {
+        BudgetView tree = ctx.budgets();
+        java.util.HashMap<String, List<JobView>> under = new java.util.HashMap<>();
+        List<JobView> withoutBudget = new java.util.ArrayList<>();
+        for (JobView c : candidates) {
+            if (!tree.exists(c.account())) {
+                withoutBudget.add(c);
+                continue;
+            }
+            for (String a : tree.path(c.account())) {
+                under.computeIfAbsent(a, k -> new java.util.ArrayList<>(2)).add(c);
+            }
+        }
+        java.util.HashMap<String, Boolean> victimSide = new java.util.HashMap<>();
+        return (preemptor, barred) -> {
+            if (!tree.exists(preemptor.account())) {
+                return false;
+            }
+            for (JobView c : withoutBudget) {
+                if (!barred.test(c)) {
+                    return true;
+                }
+            }
+            List<String> path = tree.path(preemptor.account());
+            for (int i = 0; i < path.size(); i++) {
+                String ps = path.get(i);
+                double pr = ctx.usage(ps).ratio();
+                List<String> siblings = i == 0 ? tree.roots() : tree.children(path.get(i - 1));
+                for (String vs : siblings) {
+                    List<JobView> cs = under.get(vs);
+                    if (cs == null || vs.equals(ps) || !allowed(pr, ctx.usage(vs).ratio())
+                            || !victimSide.computeIfAbsent(vs, k -> aboveProtectedShare(k, ctx))) {
+                        continue;
+                    }
+                    for (JobView c : cs) {
+                        if (!barred.test(c)) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            return false;
+        };
+    }
+
+    /** The share rule's victim side: it ran more than its protected share when the pass started. */
+    private boolean aboveProtectedShare(String side, PolicyContext ctx) {
+        return protectedFraction <= 0
+                || ctx.allocatedGpusUnderAtStart(side) > protectedFraction * ctx.budgets().fraction(side) * ctx.capacityGpus();
     }
 
     private enum Outcome { PREEMPTOR_WITHOUT_BUDGET, VICTIM_WITHOUT_BUDGET, SHARED_PATH, RATIOS }
@@ -127,7 +229,8 @@ public final class BudgetPolicy implements SchedulingPolicy {
         String vs = v.get(i);
         double pr = ctx.usage(ps).ratio();
         double vr = ctx.usage(vs).ratio();
-        return new Comparison(Outcome.RATIOS, allowed(pr, vr), ps, vs, pr, vr);
+        boolean allowed = allowed(pr, vr) && aboveProtectedShare(vs, ctx);
+        return new Comparison(Outcome.RATIOS, allowed, ps, vs, pr, vr);
     }
 
     /** The first level where the two paths differ (the size of the shorter if one contains the other). */

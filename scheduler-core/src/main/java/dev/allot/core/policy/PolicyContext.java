@@ -22,6 +22,22 @@ public interface PolicyContext {
     /** GPUs held right now by running jobs charged to this account or any account below it. */
     int runningGpusUnder(String account);
 
+    /**
+     * Allocated (charged) GPUs held by running jobs of this account or any account below it, as the
+     * pass found them when it started. Default: {@link #runningGpusUnder}.
+     */
+    default int allocatedGpusUnderAtStart(String account) {
+        return runningGpusUnder(account);
+    }
+
+    /**
+     * The same, counting the placements and preemptions this pass has made so far. Default:
+     * {@link #runningGpusUnder}.
+     */
+    default int allocatedGpusUnder(String account) {
+        return runningGpusUnder(account);
+    }
+
     /** GPUs of the cluster's live (registered, not lost) nodes. */
     int capacityGpus();
 }

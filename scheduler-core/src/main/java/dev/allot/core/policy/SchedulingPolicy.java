@@ -103,12 +103,32 @@ public interface SchedulingPolicy {
     }
 
     /**
+     * Whether {@code preemptor}'s account may displace allocated work by {@link #mayDisplace} at all
+     * now, with the pass's live counts ({@link PolicyContext#allocatedGpusUnder}), apart from the
+     * per-pair answer the core keeps for the pass. The core asks it once per account until the pass
+     * places or displaces allocated work, so it must answer by account. Not asked for unallocated
+     * victims nor for a reservation holder's right. Default: yes.
+     */
+    default boolean displacesAllocatedNow(JobView preemptor, PolicyContext ctx) {
+        return true;
+    }
+
+    /**
      * Whether {@code preemptor} may displace the running allocated job {@code victim}, which is
      * past its protected window (or unprotected because contracts do not protect). Unallocated
      * victims are displaced by the core for any preemptor allowed by {@link #mayPreempt}, without
      * asking. The core never calls this for a victim of the preemptor's own account.
      */
     PreemptionVerdict mayDisplace(JobView preemptor, JobView victim, PolicyContext ctx);
+
+    /**
+     * For one pass: an index over {@code candidates} (one running allocated job per account with
+     * preemptible work, the same list for the whole pass) that answers whether a preemptor may
+     * displace any of them. Null (the default): the core asks {@link #allowsDisplacing} pair by pair.
+     */
+    default DisplacementIndex displacementIndex(java.util.List<? extends JobView> candidates, PolicyContext ctx) {
+        return null;
+    }
 
     /**
      * {@code mayDisplace(preemptor, victim, ctx).allowed()}. The core asks this for every pair of

@@ -23,6 +23,8 @@ public final class BlockedJobReserver {
     private final int max;
     /** Holders confirmed by this pass (walked, still blocked, reservation kept or made). */
     private final HashSet<String> confirmed = new HashSet<>();
+    /** Held reservations kept at the pass's start (see {@link #keepHeld}), confirmed when their holder is walked. */
+    private final HashSet<String> kept = new HashSet<>();
 
     public BlockedJobReserver(PassContext p) {
         this.p = p;
@@ -40,10 +42,79 @@ public final class BlockedJobReserver {
         }
     }
 
-    /** Pass step 5: reservations not confirmed by this pass go. */
+    /**
+     * Whether the reservation is held by its job until it starts: its holder may displace work on its
+     * nodes (the policy's reservation right), so the nodes will be its own within the longest
+     * protected window. A better-ranked blocked job does not take it over, and it stands whether or
+     * not its holder is walked; it goes when the holder starts or leaves the queue.
+     */
+    public boolean held(Reservation r) {
+        return p.config.goodput().heldReservations() && p.policy.reservationHoldersDisplace() && p.holderMayPreempt(r);
+    }
+
+    /**
+     * Pass step 2: each held reservation keeps its nodes and gets its due time anew from them; if its
+     * nodes are no longer all there, or they would not be ready within the longest protected window
+     * (work there that its holder may not displace after all) while other nodes would be ready
+     * sooner, it is planned anew.
+     */
+    public void keepHeld(List<Decision> out) {
+        if (!p.config.goodput().heldReservations()) {
+            return;
+        }
+        for (Reservation r : List.copyOf(book.all())) {
+            if (!held(r)) {
+                continue;
+            }
+            Job j = p.holder(r);
+            int gpus = j.request().gpusPerReplica();
+            Optional<ReservationPlanner.Plan> own = planOn(j, r.nodeIds());
+            long soon = p.t + p.config.maxMinRuntimeMillis();
+            if (own.isPresent() && own.get().dueAtMillis() <= soon) {
+                book.redue(r, own.get().dueAtMillis());
+                kept.add(j.jobId());
+                continue;
+            }
+            book.drop(r);
+            ArrayList<ReservationPlanner.NodeOutlook> outlooks = new ArrayList<>();
+            for (Node n : p.cs.nodes()) {
+                if (n.available() && n.reservedFor() == null && !n.debugReserve() && n.gpus() >= gpus) {
+                    outlooks.add(outlook(j, n));
+                }
+            }
+            Optional<ReservationPlanner.Plan> fresh = ReservationPlanner.plan(j.request().replicas(), gpus, p.t, outlooks);
+            Optional<ReservationPlanner.Plan> best = own.isPresent()
+                    && (fresh.isEmpty() || own.get().dueAtMillis() <= fresh.get().dueAtMillis()) ? own : fresh;
+            if (best.isPresent()) {
+                Reservation moved = new Reservation(j.jobId(), p.cs.name, best.get().nodeIds(), best.get().dueAtMillis());
+                book.add(moved);
+                kept.add(j.jobId());
+                out.add(new Decision.Reserve(j.jobId(), p.cs.name, moved.nodeIds(), moved.dueAtMillis(), "job "
+                        + j.jobId() + " holds its reservation until it starts; its nodes would not be ready within "
+                        + "the longest protected window, so it now holds " + moved.nodeIds() + " (they free up "
+                        + "soonest), due " + Explainer.due(moved.dueAtMillis())));
+            }
+        }
+    }
+
+    /** The plan on exactly these nodes, empty if one of them is gone or too small now. */
+    private Optional<ReservationPlanner.Plan> planOn(Job j, List<String> nodeIds) {
+        int gpus = j.request().gpusPerReplica();
+        ArrayList<ReservationPlanner.NodeOutlook> outlooks = new ArrayList<>();
+        for (String id : nodeIds) {
+            Node n = book.node(id);
+            if (n == null || !n.available() || n.gpus() < gpus) {
+                return Optional.empty();
+            }
+            outlooks.add(outlook(j, n));
+        }
+        return ReservationPlanner.plan(nodeIds.size(), gpus, p.t, outlooks);
+    }
+
+    /** Pass step 5: reservations not confirmed by this pass go (held ones stay while their holder waits). */
     public void dropUnconfirmed() {
         for (Reservation r : List.copyOf(book.all())) {
-            if (!confirmed.contains(r.jobId())) {
+            if (!confirmed.contains(r.jobId()) && !kept.contains(r.jobId())) {
                 book.drop(r);
             }
         }
@@ -80,6 +151,10 @@ public final class BlockedJobReserver {
      */
     public boolean reserve(Job j, Reservation own, List<Decision> out) {
         int gpus = j.request().gpusPerReplica();
+        if (own != null && kept.contains(j.jobId())) {
+            confirmed.add(j.jobId()); // planned at the pass's start
+            return true;
+        }
         if (own != null) {
             boolean intact = true;
             ArrayList<ReservationPlanner.NodeOutlook> outlooks = new ArrayList<>();
@@ -104,7 +179,7 @@ public final class BlockedJobReserver {
             // take over the reservation of a job ranked after this one (not confirmed yet in this pass)
             Reservation later = null;
             for (Reservation r : book.all()) {
-                if (!confirmed.contains(r.jobId())) {
+                if (!confirmed.contains(r.jobId()) && !kept.contains(r.jobId())) {
                     later = r;
                 }
             }
@@ -139,25 +214,35 @@ public final class BlockedJobReserver {
 
     /**
      * When each job on the node is out of the holder's way: unallocated work now (if the holder
-     * may preempt), displaceable allocated work at the end of its protected window, other work at
-     * its expected end if known, else never.
+     * may preempt); allocated work it may displace at the end of its protected window; other work at
+     * its expected end if known; else never. With held reservations, judged at the time it happens:
+     * also after its no-thrash guard, not if the loss cap would spare it by then (a job that is not
+     * resumable loses its whole run), and at its expected end if that is sooner.
      */
     private ReservationPlanner.NodeOutlook outlook(Job holder, Node n) {
         ArrayList<ReservationPlanner.Release> rel = new ArrayList<>();
         boolean mayPreempt = p.mayPreempt(holder);
+        long cap = p.config.goodput().maxLossPerGpuMillis();
+        boolean judgedWhenDue = p.config.goodput().heldReservations();
         for (Map.Entry<String, int[]> e : n.jobs().entrySet()) {
             Job r = p.jobs.get(e.getKey());
-            long at;
+            long ends = r.request().expectedDurationMillis() >= 0
+                    ? Math.max(p.t, r.placedAtMillis() + r.request().expectedDurationMillis()) : Long.MAX_VALUE;
+            long at = Long.MAX_VALUE;
             if (mayPreempt && r.unallocated()) {
                 at = p.t;
             } else if (mayPreempt && (p.displaceable(holder, r) || p.displaceableByHolder(holder, r, false))) {
                 at = p.policy.contractsProtect() ? Math.max(p.t, r.protectedUntilMillis()) : p.t;
-            } else if (r.request().expectedDurationMillis() >= 0) {
-                at = Math.max(p.t, r.placedAtMillis() + r.request().expectedDurationMillis());
+                if (judgedWhenDue) {
+                    at = Math.max(at, r.guardedUntilMillis());
+                    if (cap > 0 && !r.request().resumable() && at - r.placedAtMillis() > cap) {
+                        at = Long.MAX_VALUE; // spared by the loss cap by then
+                    }
+                }
             } else {
-                at = Long.MAX_VALUE;
+                at = ends;
             }
-            rel.add(new ReservationPlanner.Release(e.getValue().length, at));
+            rel.add(new ReservationPlanner.Release(e.getValue().length, judgedWhenDue ? Math.min(at, ends) : at));
         }
         return new ReservationPlanner.NodeOutlook(n.nodeId(), n.freeGpus(), rel);
     }

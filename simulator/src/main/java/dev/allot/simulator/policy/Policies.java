@@ -26,8 +26,14 @@ public final class Policies {
 
     /** As {@link #create(String, Scenario, double)}, with the budget policy's protected ratio too. */
     public static SchedulingPolicy create(String name, Scenario sc, double budgetMargin, double protectedRatio) {
+        return create(name, sc, budgetMargin, protectedRatio, BudgetPolicy.DEFAULT_PROTECTED_FRACTION);
+    }
+
+    /** As {@link #create(String, Scenario, double, double)}, with the budget policy's protected fraction too. */
+    public static SchedulingPolicy create(String name, Scenario sc, double budgetMargin, double protectedRatio,
+            double protectedFraction) {
         return switch (name) {
-            case "budget" -> new BudgetPolicy(budgetMargin, protectedRatio);
+            case "budget" -> new BudgetPolicy(budgetMargin, protectedRatio, protectedFraction);
             case "priority" -> PriorityPolicy.fromFractions(sc.fractions(), sc.clusterGpus(), sc.gpusPerNode(),
                     PRIORITY_LIMIT_FACTOR);
             case "quota" -> QuotaPolicy.fromFractions(sc.fractions(), sc.clusterGpus());
