@@ -8,7 +8,6 @@ import dev.allot.schemas.NodeStatus;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.RestartableInfraTestResource;
 import dev.allot.testsupport.RestartableInfrastructure;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -38,7 +37,6 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @TestProfile(BrokerOutageTest.ShortWriteTimeout.class)
-@QuarkusTestResource(value = RestartableInfraTestResource.class, restrictToAnnotatedClass = true)
 class BrokerOutageTest {
 
     /** The bound under test, short so that the test is. */
@@ -46,6 +44,17 @@ class BrokerOutageTest {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("allot.budget.write-timeout", "3s");
+        }
+
+        /** Only the restartable broker: the module's global AllotInfraTestResource would point the service elsewhere. */
+        @Override
+        public boolean disableGlobalTestResources() {
+            return true;
+        }
+
+        @Override
+        public java.util.List<TestResourceEntry> testResources() {
+            return java.util.List.of(new TestResourceEntry(RestartableInfraTestResource.class));
         }
     }
 

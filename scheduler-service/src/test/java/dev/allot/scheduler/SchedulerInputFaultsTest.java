@@ -16,7 +16,6 @@ import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.RestartableInfraTestResource;
 import dev.allot.testsupport.RestartableInfrastructure;
 import dev.allot.testsupport.Tail;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -60,13 +59,22 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @QuarkusTest
 @TestProfile(SchedulerInputFaultsTest.OwnCluster.class)
-@QuarkusTestResource(value = RestartableInfraTestResource.class, restrictToAnnotatedClass = true)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SchedulerInputFaultsTest {
 
     /** As {@link ItCluster}, on the restartable broker. */
     public static final class OwnCluster extends ItCluster {
+        /** Only the restartable broker: the module's global AllotInfraTestResource would point the service elsewhere. */
+        @Override
+        public boolean disableGlobalTestResources() {
+            return true;
+        }
+
+        @Override
+        public java.util.List<TestResourceEntry> testResources() {
+            return java.util.List.of(new TestResourceEntry(RestartableInfraTestResource.class));
+        }
     }
 
     /** Bad records per input topic; {@code -Dallot.flood.records=10000} for the full figure. */
