@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,8 @@ import org.junit.jupiter.api.Test;
  * usage reports (process start to exit) while a run holds its GPUs from placement to completion, measured 1.3 s
  * longer per job on a loaded 2-core machine (a fresh agent's first job takes several seconds more to start: a
  * warm-up job of another budget runs first, before the window). Completed jobs are equal. Giving one team 9 times the other's share makes that team wait less
- * (its p90 wait) and the other no less.
+ * (its p90 wait) and the other no less. Cut halfway through the fourth run, while jobs still wait, the same change
+ * moves delivered GPU-hours toward that team and away from the other.
  */
 @AllotInfra
 class WhatIfEndToEndTest {
@@ -52,6 +54,7 @@ class WhatIfEndToEndTest {
         String lab = "lab" + cluster.substring(3);
         String warm = "warm" + cluster.substring(3);
         Map<String, Double> liveCharged = new HashMap<>();
+        List<Instant> completions = new ArrayList<>();
         Instant started;
         try (AllotSystem system = AllotSystem.start(infra, cluster, 1, 4)) {
             // given: two teams with equal shares, each queueing whole-node jobs (not debug-shaped: 20 min protected)
@@ -72,6 +75,11 @@ class WhatIfEndToEndTest {
             }
             for (String id : ids) {
                 await().atMost(PATIENCE).until(() -> system.api.state(id), "COMPLETED"::equals);
+                for (JsonNode line : system.api.job(id).path("history")) {
+                    if ("JobCompleted".equals(line.path("type").asText())) {
+                        completions.add(Instant.parse(line.path("at").asText()));
+                    }
+                }
             }
             // the live figure: the accounting-service's charged GPU-seconds per team, once it stops moving
             try (Tail<BudgetUsage> usage = new Tail<>(infra, Topics.BUDGET_USAGE)) {
@@ -139,6 +147,29 @@ class WhatIfEndToEndTest {
                 .isGreaterThanOrEqualTo(b.at("/before/waitP50Seconds/small").asDouble());
         assertThat(out.resolve("report.html")).isNotEmptyFile();
         assertThat(table.out()).contains(lab + "/a 1 → 9").contains("→");
+
+        // and cut while work still waits: halfway through the fourth run (one job running, two waiting), where the
+        // recorded tree ran a, b, a, b and the proposed one runs a, b, a, a: more share means more delivered
+        Collections.sort(completions);
+        assertThat(completions).hasSize(2 * JOBS_PER_TEAM);
+        Instant cut = completions.get(2).plus(Duration.between(completions.get(2), completions.get(3)).dividedBy(2));
+        Result midway = whatif(infra, "--cluster", cluster, "--until", cut.toString(), "--days",
+                String.valueOf(Duration.between(started, cut).toMillis() / 86_400_000.0), "--set", lab + "/a=9",
+                "-o", "json", "--out", out.resolve("midway").toString());
+        assertThat(midway.exit()).as(midway.toString()).isZero();
+        JsonNode cutJson = new ObjectMapper().readTree(midway.out());
+        assertThat(cutJson.at("/trace/ended").asInt()).as(midway.out()).isEqualTo(3);
+        assertThat(cutJson.at("/trace/waitingDeclared").asInt() + cutJson.at("/trace/waitingTeamMedian").asInt()
+                + cutJson.at("/trace/waitingOverallMedian").asInt() + cutJson.at("/trace/waitingFallback").asInt())
+                .as(midway.out()).isGreaterThanOrEqualTo(1);
+        Map<String, JsonNode> cutTeams = new HashMap<>();
+        cutJson.get("teams").forEach(t -> cutTeams.put(t.get("team").asText(), t));
+        JsonNode cutA = cutTeams.get(lab + "/a");
+        JsonNode cutB = cutTeams.get(lab + "/b");
+        assertThat(cutA.at("/after/deliveredGpuHours").asDouble()).as(midway.out())
+                .isGreaterThan(cutA.at("/before/deliveredGpuHours").asDouble());
+        assertThat(cutB.at("/after/deliveredGpuHours").asDouble()).as(midway.out())
+                .isLessThan(cutB.at("/before/deliveredGpuHours").asDouble());
     }
 
     private static Map<String, Object> job(String budget, String cluster) {
