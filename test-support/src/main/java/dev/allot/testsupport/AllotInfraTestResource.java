@@ -13,15 +13,18 @@ public final class AllotInfraTestResource implements QuarkusTestResourceLifecycl
     @Override
     public Map<String, String> start() {
         AllotInfrastructure infra = AllotInfrastructure.shared();
-        String registryApi = infra.registryUrl() + "/apis/registry/v3";
+        return serviceConfig(infra.bootstrapServers(), infra.registryUrl());
+    }
+
+    /** What points a service at a broker and a registry; it also trusts TestTokens' key, issuer and audience. */
+    static Map<String, String> serviceConfig(String bootstrapServers, String registryUrl) {
         Map<String, String> config = new java.util.HashMap<>(Map.of(
-                "kafka.bootstrap.servers", infra.bootstrapServers(),
-                "quarkus.kafka-streams.bootstrap-servers", infra.bootstrapServers(),
-                "mp.messaging.connector.smallrye-kafka.apicurio.registry.url", registryApi,
-                "allot.registry.url", infra.registryUrl(),
+                "kafka.bootstrap.servers", bootstrapServers,
+                "quarkus.kafka-streams.bootstrap-servers", bootstrapServers,
+                "mp.messaging.connector.smallrye-kafka.apicurio.registry.url", registryUrl + "/apis/registry/v3",
+                "allot.registry.url", registryUrl,
                 "quarkus.kafka.devservices.enabled", "false",
                 "quarkus.apicurio-registry.devservices.enabled", "false"));
-        // the service trusts TestTokens' key, issuer and audience
         config.putAll(TestTokens.serviceConfig());
         return config;
     }
