@@ -30,9 +30,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Not part of the normal test run: {@code POST /jobs} throughput of a budget-service process (202 after Kafka's
- * ack) with a member's bearer token on every request, 32 client threads; with
- * {@code -Dbench.baseline-jar=<quarkus-run.jar of a build without authentication>}, that build (it ignores the token)
- * and this one alternate, twice each: the difference is the cost of authentication. Figures go to docs/benchmarks.md.
+ * ack) with a member's bearer token on every request, 32 client threads; then, with
+ * {@code -Dbench.baseline-jar=<quarkus-run.jar of a build without authentication>}, the same load on that build
+ * (it ignores the token): the difference is the cost of authentication. Figures go to docs/benchmarks.md.
  */
 @AllotInfra
 class SubmitThroughputBenchmark {
@@ -41,22 +41,10 @@ class SubmitThroughputBenchmark {
     void submissionsPerSecond(AllotInfrastructure infra) throws Exception {
         // -Dbench.baseline-jar=<a build without authentication's quarkus-run.jar>: measured right after this build's
         String baseline = System.getProperty("bench.baseline-jar");
-        if (baseline == null) {
-            measure(infra, null);
-            return;
-        }
-        // the baseline first: it registers the older job-requests schema, which the registry refuses once today's
-        // (a later, BACKWARD-compatible version) is there; then each twice, alternating, so both see the same machine
-        String ours = System.getProperty("allot.e2e.jar.budget-service");
-        for (int round = 0; round < 2; round++) {
+        measure(infra, null);
+        if (baseline != null) {
             System.setProperty("allot.e2e.jar.budget-service", baseline);
             measure(infra, baseline);
-            if (ours == null) {
-                System.clearProperty("allot.e2e.jar.budget-service");
-            } else {
-                System.setProperty("allot.e2e.jar.budget-service", ours);
-            }
-            measure(infra, null);
         }
     }
 
@@ -91,22 +79,14 @@ class SubmitThroughputBenchmark {
                     .header("Authorization", authorization).POST(HttpRequest.BodyPublishers.ofString(body)).build();
             run(http, request, warmup, threads);
             long began = System.nanoTime();
-            Duration cpuBefore = cpu(budget);
             List<Double> millis = run(http, request, requests, threads);
             double seconds = (System.nanoTime() - began) / 1e9;
-            // the service's own CPU per request: what authentication costs it, less sensitive to other load
-            double cpuMillisPerRequest = cpu(budget).minus(cpuBefore).toNanos() / 1e6 / requests;
             Collections.sort(millis);
             System.out.printf("BENCH POST /jobs with a bearer token, %d requests, %d threads: %.0f submissions/s,"
-                            + " p50 %.1f ms, p99 %.1f ms, budget-service CPU %.3f ms per request (jar %s)%n", requests,
-                    threads, requests / seconds, millis.get(millis.size() / 2),
-                    millis.get((int) (millis.size() * 0.99)), cpuMillisPerRequest,
+                            + " p50 %.1f ms, p99 %.1f ms (jar %s)%n", requests, threads, requests / seconds,
+                    millis.get(millis.size() / 2), millis.get((int) (millis.size() * 0.99)),
                     jar == null ? "this build" : jar);
         }
-    }
-
-    private static Duration cpu(ServiceProcess service) {
-        return ProcessHandle.of(service.pid()).flatMap(h -> h.info().totalCpuDuration()).orElse(Duration.ZERO);
     }
 
     private static List<Double> run(HttpClient http, HttpRequest request, int count, int threads) throws Exception {
