@@ -16,8 +16,6 @@ import dev.allot.schemas.StartJob;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.RestartableInfrastructure;
 import dev.allot.testsupport.Tail;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -238,34 +236,10 @@ class AgentInputFaultsTest {
 
     /** Starts the agent in a JVM of its own; returns the epoch it registered. */
     private long startAgent(Path dir) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        agent = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), KafkaAgentMain.class.getName(), infra.bootstrapServers(),
-                infra.registryUrl(), dir.resolve("state").toString(), cluster, node, "15000")
-                .redirectErrorStream(true).start();
-        CompletableFuture<Long> ready = new CompletableFuture<>();
-        Process started = agent;
-        Thread reader = new Thread(() -> {
-            Path log = Path.of("target", "faults-agent-" + started.pid() + ".log");
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(started.getInputStream(),
-                    StandardCharsets.UTF_8)); var copy = Files.newBufferedWriter(log)) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    copy.write(line);
-                    copy.newLine();
-                    copy.flush();
-                    if (line.startsWith("ready ")) {
-                        ready.complete(Long.parseLong(line.substring(6).strip()));
-                    }
-                }
-            } catch (Exception e) {
-                // the agent was killed
-            }
-            ready.completeExceptionally(new IllegalStateException("the agent ended before it was ready"));
-        }, "agent-output");
-        reader.setDaemon(true);
-        reader.start();
-        long epoch = ready.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        KafkaAgentMain.Launched launched = KafkaAgentMain.launch(infra.bootstrapServers(), infra.registryUrl(),
+                dir.resolve("state"), cluster, node, Duration.ofMillis(15_000), "faults-agent");
+        agent = launched.process();
+        long epoch = launched.ready().get(WAIT.toSeconds(), TimeUnit.SECONDS);
         await().atMost(WAIT).until(() -> !status.values(r -> node.equals(r.key())
                 && r.value().getPayload() instanceof NodeRegistered).isEmpty());
         return epoch;

@@ -17,8 +17,6 @@ import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfra;
 import dev.allot.testsupport.AllotInfrastructure;
 import dev.allot.testsupport.Tail;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +27,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -253,35 +250,11 @@ class AgentReadoptionTest {
 
     /** Starts the agent in a JVM of its own and waits until it has registered its node. */
     private Process startAgent(Path state, Duration readoptWithin) throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        Process agent = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
-                System.getProperty("java.class.path"), KafkaAgentMain.class.getName(), infra.bootstrapServers(),
-                infra.registryUrl(), state.toString(), cluster, node, Long.toString(readoptWithin.toMillis()))
-                .redirectErrorStream(true).start();
-        agents.add(agent);
-        CompletableFuture<Void> ready = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            Path log = Path.of("target", "readopt-agent-" + agent.pid() + ".log");
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(agent.getInputStream(),
-                    StandardCharsets.UTF_8)); var copy = Files.newBufferedWriter(log)) {
-                String line;
-                while ((line = out.readLine()) != null) {
-                    copy.write(line);
-                    copy.newLine();
-                    copy.flush();
-                    if (line.startsWith("ready ")) {
-                        ready.complete(null);
-                    }
-                }
-            } catch (Exception e) {
-                // the agent was killed
-            }
-            ready.completeExceptionally(new IllegalStateException("the agent ended before it was ready"));
-        }, "agent-output");
-        reader.setDaemon(true);
-        reader.start();
-        ready.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-        return agent;
+        KafkaAgentMain.Launched launched = KafkaAgentMain.launch(infra.bootstrapServers(), infra.registryUrl(), state,
+                cluster, node, readoptWithin, "readopt-agent");
+        agents.add(launched.process());
+        launched.ready().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        return launched.process();
     }
 
     private static void kill(Process agent) throws InterruptedException {
