@@ -118,13 +118,24 @@ class SystemEndToEndTest {
         String free = system.api.submit(job("team-a", 1, 4, 0, true, sleep(600)));
         String unprotected = system.api.submit(withPriority(job("team-a", 1, 4, 2, true, finishFastOnRestart(600)), 5));
         String protectedJob = system.api.submit(job("team-a", 1, 4, 600, true, sleep(600)));
+        try {
+            debugJobsDisplaceInOrder(free, unprotected, protectedJob);
+        } finally {
+            // whatever happened, the later scenarios find the cluster quiet
+            cancel(free, unprotected, protectedJob);
+        }
+    }
+
+    private void debugJobsDisplaceInOrder(String free, String unprotected, String protectedJob) throws Exception {
         for (String id : List.of(free, unprotected, protectedJob)) {
             await().atMost(PATIENCE).until(() -> system.api.state(id), "RUNNING"::equals);
         }
         // Let team-a's usage make it over-served and the 2 s protection pass.
         await().atMost(PATIENCE).until(() -> protectionOver(unprotected));
 
-        String debug1 = system.api.submit(job("team-b", 1, 4, 60, false, sleep(3)));
+        // debug1 holds its GPUs until debug2 has displaced its victim: were it done first, debug2 would take its
+        // place without preempting anyone (on a slow machine the 3 s it once ran were gone before debug2 arrived)
+        String debug1 = system.api.submit(job("team-b", 1, 4, 60, false, sleep(30)));
         await().atMost(PATIENCE).until(() -> system.api.state(debug1), s -> s.equals("RUNNING") || s.equals("COMPLETED"));
         assertThat(system.api.job(free).toString()).contains("JobPreempted");
 
@@ -142,8 +153,6 @@ class SystemEndToEndTest {
         // The preempted resumable job queues again and, once the debug jobs end, runs and finishes.
         await().atMost(PATIENCE).until(() -> system.api.state(unprotected), "COMPLETED"::equals);
         assertThat(system.api.job(unprotected).toString()).contains("JobRequeued");
-
-        cancel(free, protectedJob);
     }
 
     @Test
