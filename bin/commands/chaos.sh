@@ -1,5 +1,5 @@
 # summary: [--rate 2] [--teams 3] — kill -9 each component in turn under a stream of submissions, then judge the log
-# usage: bin/allot chaos [--rate 2] [--teams 3] [--down 5] [--gap 20] [--settle 300] [--only "NAME ..."]
+# usage: bin/allot chaos [--rate 2] [--teams 3] [--down 5] [--gap 20] [--settle 300] [--only "NAME ..."] | --check RUN_DIR
 # help: Against the stack 'bin/allot up' started (with '--schedulers 2' the standby is killed too): defines the teams
 # help: chaos/team-1..N, submits RATE jobs a second through the API (short sleeps of 1-4 GPUs, free and allocated, a few
 # help: two-node gangs, some meant to exit 3), and meanwhile kills with SIGKILL, in turn, the active scheduler, the
@@ -10,16 +10,18 @@
 # help: (FAILED for a job whose process exited 0, COMPLETED for one that exited 3); GPU-seconds double-booked by the
 # help: scheduler's placements and physically shared by two processes (the agents' start/exit reports); usage mismatch
 # help: (the accounting-service's budget-usage against the agents' UsageReported); dead letters; recovery seconds per
-# help: kill (until health says ready; for the broker, until its port answers). Exit 0 when the targets are met (0
+# help: kill (until health says ready; for the broker, until its port answers) and until every component serves
+# help: again (the run's recoveries file; a component still down after ALLOT_READY_TIMEOUT, 120 s, is named). Exit 0 when the targets are met (0
 # help: lost, 0 stuck, 0 wrong verdicts, 0 double-booked or shared, sums exact), 1 if not. Files of the run (the
 # help: acknowledged ids, the kill times, the submitter's log) in .allot/chaos/<time>/. --only takes the components to
-# help: kill (kafka budget-service accounting-service scheduler-active scheduler-standby node-agent).
+# help: kill (kafka budget-service accounting-service scheduler-active scheduler-standby node-agent). --check RUN_DIR
+# help: judges an earlier run again from the log (e.g. after an operator's further restart), killing nothing.
 # shellcheck shell=bash
 # shellcheck source=bin/stack-lib.sh
 source "$ALLOT_ROOT/bin/stack-lib.sh"
 use_jdk
 rate=2 teams=3 down=5 gap=20 settle=300
-only="scheduler-active scheduler-standby accounting-service budget-service node-agent kafka"
+only="scheduler-active scheduler-standby accounting-service budget-service node-agent kafka" check_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rate) rate=${2:?--rate needs a number}; shift 2 ;;
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
     --gap) gap=${2:?--gap needs seconds}; shift 2 ;;
     --settle) settle=${2:?--settle needs seconds}; shift 2 ;;
     --only) only=${2:?--only needs component names}; shift 2 ;;
+    --check) check_dir=${2:?--check needs a run directory}; shift 2 ;;
     *) die "usage: bin/allot chaos [--rate 2] [--teams 3] [--down 5] [--gap 20] [--settle 300] [--only \"NAME ...\"]" ;;
   esac
 done
@@ -45,8 +48,21 @@ if [ ! -f "$CHAOS_JAR" ] || [ -n "$(find "$ALLOT_ROOT/chaos/src/main" "$ALLOT_RO
   # -am: a fresh clone has none of its sibling modules (schemas, kafka-edge) installed.
   mvnw -o -pl chaos -am package -DskipTests || mvnw -pl chaos -am package -DskipTests || die "could not build the chaos checker"
 fi
+# chaos_check RUN_DIR: reads the log until it settles, judges the run of RUN_DIR, prints (and keeps) the report.
+chaos_check() {
+  info "chaos: reading the log until it settles (at most ${settle}s)"
+  ALLOT_BOOTSTRAP="127.0.0.1:$KAFKA_PORT" ALLOT_REGISTRY_URL="http://127.0.0.1:$REGISTRY_PORT" \
+    ALLOT_KAFKA_CONFIG="${ALLOT_KAFKA_CONFIG:-$(kafka_client_config analyst)}" \
+    chaos_java check --since "$(cat "$1/since")" --acknowledged "$1/acknowledged" --recoveries "$1/recoveries" \
+    --settle "$settle" | tee "$1/report"
+  exit "${PIPESTATUS[0]}"
+}
 chaos_java() { "$JAVA" -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$CHAOS_JAR" "$@"; }
 now_ms() { date +%s%3N; }
+if [ -n "$check_dir" ]; then
+  [ -s "$check_dir/since" ] || die "$check_dir is not a chaos run's directory (no 'since' file)"
+  chaos_check "$check_dir"
+fi
 
 run_dir="$ALLOT_HOME/chaos/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$run_dir"
@@ -65,6 +81,7 @@ for ((i = 1; i <= teams; i++)); do
 done
 
 since=$(now_ms)
+echo "$since" >"$run_dir/since"
 info "chaos: $rate submissions/s for $team_list; kills: $only (down ${down}s, ${gap}s apart); files in $run_dir"
 ALLOT_TOKEN="$chaos_token" chaos_java submit --api "$api" --cluster local --teams "$team_list" --rate "$rate" \
   --seed "$since" --acknowledged "$run_dir/acknowledged" --stop-file "$run_dir/stop" >"$run_dir/submit.log" 2>&1 &
@@ -88,6 +105,17 @@ scheduler_with_role() {
   return 1
 }
 
+# stack_not_ready: the services whose health does not say ready (a standby scheduler is ready).
+stack_not_ready() {
+  local entry name port
+  for entry in $(stack_entries); do
+    IFS=: read -r name _ port <<<"$entry"
+    service_ready "$port" || printf ' %s' "$name"
+  done
+  kafka_running && port_in_use "$KAFKA_PORT" || printf ' kafka'
+}
+stack_all_ready() { [ -z "$(stack_not_ready)" ]; }
+
 for target in $only; do
   case $target in
     scheduler-active) name=$(scheduler_with_role active) || die "no active scheduler answers" ;;
@@ -105,15 +133,19 @@ for target in $only; do
   ready=$(now_ms)
   echo "$name $killed $restarted $ready" >>"$run_dir/recoveries"
   info "chaos: $name serving again $(( (ready - killed) / 1000 )) s after the kill ($(( (ready - restarted) / 1000 )) s after its restart)"
+  # The others too: a component may serve while another fails because of the kill (e.g. a scheduler after the broker's).
+  if wait_for "the stack" "${ALLOT_READY_TIMEOUT:-120}" stack_all_ready; then
+    all=$(now_ms)
+    echo "# $name: every component serving $(( (all - killed) / 1000 )) s after the kill" >>"$run_dir/recoveries"
+    info "chaos: every component serving $(( (all - killed) / 1000 )) s after the kill of $name"
+  else
+    echo "# $name: not serving ${ALLOT_READY_TIMEOUT:-120} s after $name's restart:$(stack_not_ready)" >>"$run_dir/recoveries"
+    info "chaos: ${ALLOT_READY_TIMEOUT:-120} s after $name's restart, still not serving:$(stack_not_ready)"
+  fi
   sleep "$gap"
 done
 
 touch "$run_dir/stop"
 wait "$submitter" || true
 tail -1 "$run_dir/submit.log" >&2
-info "chaos: reading the log until it settles (at most ${settle}s)"
-ALLOT_BOOTSTRAP="127.0.0.1:$KAFKA_PORT" ALLOT_REGISTRY_URL="http://127.0.0.1:$REGISTRY_PORT" \
-  ALLOT_KAFKA_CONFIG="${ALLOT_KAFKA_CONFIG:-$(kafka_client_config analyst)}" \
-  chaos_java check --since "$since" --acknowledged "$run_dir/acknowledged" --recoveries "$run_dir/recoveries" \
-  --settle "$settle" | tee "$run_dir/report"
-exit "${PIPESTATUS[0]}"
+chaos_check "$run_dir"
