@@ -2,8 +2,8 @@
 # usage: bin/allot chaos [--rate 2] [--teams 3] [--down 5] [--gap 20] [--settle 300] [--only "NAME ..."] | --check RUN_DIR
 # help: Against the stack 'bin/allot up' started (with '--schedulers 2' the standby is killed too): defines the teams
 # help: chaos/team-1..N, submits RATE jobs a second through the API (short sleeps of 1-4 GPUs, free and allocated, a few
-# help: two-node gangs, some meant to exit 3), and meanwhile kills with SIGKILL, in turn, the active scheduler, the
-# help: standby scheduler, the accounting-service, the budget-service, the node agent and the broker; each stays down
+# help: two-node gangs, some meant to exit 3), and meanwhile kills with SIGKILL, in turn, the standby scheduler, the
+# help: active scheduler, the accounting-service, the budget-service, the node agent and the broker; each stays down
 # help: DOWN seconds and is brought back with 'bin/allot restart NAME', GAP seconds apart. Then it reads the log alone
 # help: (as the read-only analyst) until every accepted job has its final verdict and the usage sums agree, or SETTLE
 # help: seconds pass, and prints: submissions submitted, acknowledged, accepted, completed; lost; stuck; wrong verdicts
@@ -21,7 +21,8 @@
 source "$ALLOT_ROOT/bin/stack-lib.sh"
 use_jdk
 rate=2 teams=3 down=5 gap=20 settle=300
-only="scheduler-active scheduler-standby accounting-service budget-service node-agent kafka" check_dir=""
+# the standby first: the active one, killed next, comes back as the standby, so both instances die once
+only="scheduler-standby scheduler-active accounting-service budget-service node-agent kafka" check_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rate) rate=${2:?--rate needs a number}; shift 2 ;;
