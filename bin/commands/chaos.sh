@@ -11,8 +11,8 @@
 # help: scheduler's placements and physically shared by two processes (the agents' start/exit reports); usage mismatch
 # help: (the accounting-service's budget-usage against the agents' UsageReported); dead letters; recovery seconds per
 # help: kill (until health says ready; for the broker, until its port answers) and until every component serves
-# help: again (the run's recoveries file; a component still down after ALLOT_READY_TIMEOUT, 120 s, is named). Exit 0 when the targets are met (0
-# help: lost, 0 stuck, 0 wrong verdicts, 0 double-booked or shared, sums exact), 1 if not. Files of the run (the
+# help: again (the run's recoveries file; one still down after ALLOT_READY_TIMEOUT, 120 s, is named). Exit 0 when
+# help: the targets are met (0 lost, 0 stuck, 0 wrong verdicts, 0 double-booked or shared, sums exact), 1 if not. Files of the run (the
 # help: acknowledged ids, the kill times, the submitter's log) in .allot/chaos/<time>/. --only takes the components to
 # help: kill (kafka budget-service accounting-service scheduler-active scheduler-standby node-agent). --check RUN_DIR
 # help: judges an earlier run again from the log (e.g. after an operator's further restart), killing nothing.
