@@ -1,5 +1,6 @@
 package dev.allot.e2e;
 
+import dev.allot.edge.security.KafkaSecurity;
 import dev.allot.testsupport.AllotInfrastructure;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * The whole system for one cluster, as real processes: budget-service, accounting-service,
@@ -18,31 +20,36 @@ import java.util.concurrent.CompletableFuture;
 final class AllotSystem implements AutoCloseable {
 
     final String cluster;
-    final ServiceProcess budget;
-    final ServiceProcess accounting;
+    ServiceProcess budget;
+    ServiceProcess accounting;
     ServiceProcess scheduler;
-    final ServiceProcess agent;
+    /** A second scheduler instance, standing by; null unless {@link #startStandbyScheduler()}. */
+    ServiceProcess standby;
+    ServiceProcess agent;
     final AllotApi api;
     final Path stateDir;
-    private final AllotInfrastructure infra;
+    private final String bootstrap;
+    private final String registry;
+    private final Function<String, KafkaSecurity> security;
     private final Map<String, String> schedulerProperties;
 
-    private AllotSystem(AllotInfrastructure infra, String cluster, int nodes, int gpusPerNode) throws IOException {
-        this.infra = infra;
+    private AllotSystem(String bootstrap, String registry, Function<String, KafkaSecurity> security, String cluster,
+                        int nodes, int gpusPerNode) throws IOException {
+        this.bootstrap = bootstrap;
+        this.registry = registry;
+        this.security = security;
         this.cluster = cluster;
         this.stateDir = Files.createTempDirectory("allot-e2e-" + cluster);
         // a root agent runs jobs as nobody, who must pass through to their checkpoint and work dirs
         Files.setPosixFilePermissions(stateDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
-        String bootstrap = infra.bootstrapServers();
-        String registry = infra.registryUrl();
         budget = ServiceProcess.of("budget-service", bootstrap, registry, stateDir.resolve("budget"), Map.of(
-                "kafka.group.id", "budget-" + cluster), infra.security("budget-service"));
+                "kafka.group.id", "budget-" + cluster), security.apply("budget-service"));
         accounting = ServiceProcess.of("accounting-service", bootstrap, registry, stateDir.resolve("accounting"), Map.of(
                 "quarkus.kafka-streams.application-id", "allot-accounting-" + cluster,
                 "kafka-streams.state.dir", stateDir.resolve("accounting/streams").toString(),
                 "kafka-streams.commit.interval.ms", "200",
                 "allot.accounting.publish-interval", "1s",
-                "allot.accounting.metrics-interval", "1s"), infra.security("accounting-service"));
+                "allot.accounting.metrics-interval", "1s"), security.apply("accounting-service"));
         schedulerProperties = new HashMap<>(Map.of(
                 "allot.scheduler.cluster", cluster,
                 "allot.scheduler.tick", "250ms",
@@ -51,19 +58,25 @@ final class AllotSystem implements AutoCloseable {
                 // every decision committed and retaken on replay, one line each (compare a crash's two logs)
                 "quarkus.log.category.\"dev.allot.scheduler\".level", "DEBUG"));
         scheduler = ServiceProcess.of("scheduler-service", bootstrap, registry, stateDir.resolve("scheduler"),
-                schedulerProperties, infra.security("scheduler-service"));
+                schedulerProperties, security.apply("scheduler-service"));
         agent = ServiceProcess.of("node-agent", bootstrap, registry, stateDir.resolve("agent"), Map.of(
                 "allot.agent.cluster", cluster,
                 "allot.agent.fake-nodes", String.valueOf(nodes),
                 "allot.agent.gpus-per-node", String.valueOf(gpusPerNode),
                 "allot.agent.state-dir", stateDir.resolve("agent").toString(),
                 "allot.agent.heartbeat-interval", "1s",
-                "allot.agent.usage-interval", "1s"), infra.security("node-agent"));
+                "allot.agent.usage-interval", "1s"), security.apply("node-agent"));
         api = new AllotApi(budget.url());
     }
 
     static AllotSystem start(AllotInfrastructure infra, String cluster, int nodes, int gpusPerNode) throws Exception {
-        AllotSystem system = new AllotSystem(infra, cluster, nodes, gpusPerNode);
+        return start(infra.bootstrapServers(), infra.registryUrl(), infra::security, cluster, nodes, gpusPerNode);
+    }
+
+    /** On a broker and registry of the test's own (e.g. one it stops and starts again); each service's Kafka principal from {@code security}. */
+    static AllotSystem start(String bootstrap, String registry, Function<String, KafkaSecurity> security, String cluster,
+                             int nodes, int gpusPerNode) throws Exception {
+        AllotSystem system = new AllotSystem(bootstrap, registry, security, cluster, nodes, gpusPerNode);
         List<ServiceProcess> all = List.of(system.budget, system.accounting, system.scheduler, system.agent);
         for (ServiceProcess service : all) {
             service.start();
@@ -86,15 +99,23 @@ final class AllotSystem implements AutoCloseable {
     /** Crashes the scheduler (SIGKILL) and starts a new one on the same log. */
     void crashAndRestartScheduler() throws Exception {
         scheduler.kill();
-        scheduler = ServiceProcess.of("scheduler-service", infra.bootstrapServers(), infra.registryUrl(),
-                stateDir.resolve("scheduler"), schedulerProperties, infra.security("scheduler-service")).start()
+        scheduler = ServiceProcess.of("scheduler-service", bootstrap, registry,
+                stateDir.resolve("scheduler"), schedulerProperties, security.apply("scheduler-service")).start()
                 .awaitReady(Duration.ofMinutes(2));
+    }
+
+    /** Starts a second scheduler instance for the cluster (state dir of its own): it stands by while the first is active. */
+    void startStandbyScheduler() throws Exception {
+        standby = ServiceProcess.of("scheduler-service", bootstrap, registry, stateDir.resolve("scheduler-2"),
+                schedulerProperties, security.apply("scheduler-service")).start().awaitReady(Duration.ofMinutes(2));
     }
 
     @Override
     public void close() throws Exception {
-        for (ServiceProcess service : List.of(agent, scheduler, accounting, budget)) {
-            service.close();
+        for (ServiceProcess service : java.util.Arrays.asList(agent, standby, scheduler, accounting, budget)) {
+            if (service != null) {
+                service.close();
+            }
         }
     }
 }

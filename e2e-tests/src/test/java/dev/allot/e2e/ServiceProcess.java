@@ -85,6 +85,15 @@ final class ServiceProcess implements AutoCloseable {
         return new ServiceProcess(module, command, logDir.resolve(logName), port);
     }
 
+    /**
+     * The same service as a new process, as an operator restarts it: the same command line (port, state dir,
+     * settings), a log of its own next to the last one's.
+     */
+    ServiceProcess again() {
+        int incarnation = INCARNATIONS.merge(name, 1, Integer::sum);
+        return new ServiceProcess(name, command, log.resolveSibling(name + "-" + incarnation + ".log"), port);
+    }
+
     ServiceProcess start() throws IOException {
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
