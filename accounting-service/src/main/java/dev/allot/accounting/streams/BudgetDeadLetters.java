@@ -45,6 +45,8 @@ public interface BudgetDeadLetters {
             t.setDaemon(true);
             return t;
         });
+        private final java.util.concurrent.atomic.AtomicInteger decided = new java.util.concurrent.atomic.AtomicInteger();
+        private final java.util.concurrent.atomic.AtomicInteger sentBefore = new java.util.concurrent.atomic.AtomicInteger();
         // both used on the worker thread only
         private DeadLetterHistory history;
         private KafkaProducer<String, DeadLetter> producer;
@@ -66,9 +68,12 @@ public interface BudgetDeadLetters {
                         history = DeadLetterHistory.read(clients, IntakeProcessor.CONSUMER, Duration.ofMinutes(2));
                     }
                     if (history.alreadySent(letter.getSourceTopic(), letter.getPartition(), letter.getOffset())) {
+                        sentBefore.incrementAndGet();
+                        decided.incrementAndGet();
                         return; // sent by an earlier run (the store was restored through the intake)
                     }
                     history.sent(letter.getSourceTopic(), letter.getPartition(), letter.getOffset());
+                    decided.incrementAndGet();
                     known = true;
                 }
                 if (producer == null) {
@@ -99,6 +104,16 @@ public interface BudgetDeadLetters {
             } catch (RejectedExecutionException closed) {
                 // shutting down: not in dead-letters, so the next run sends it
             }
+        }
+
+        /** Letters handed over and judged against the history so far (sent, or found sent before). */
+        public int decided() {
+            return decided.get();
+        }
+
+        /** Letters not sent because an earlier run (or instance) of this consumer had sent them. */
+        public int sentBefore() {
+            return sentBefore.get();
         }
 
         @Override

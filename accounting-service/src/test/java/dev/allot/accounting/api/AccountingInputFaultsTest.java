@@ -7,6 +7,13 @@ import static dev.allot.accounting.Events.usage;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.allot.accounting.streams.AccountingListener;
+import dev.allot.accounting.streams.AccountingSerdes;
+import dev.allot.accounting.streams.AccountingSettings;
+import dev.allot.accounting.streams.AccountingStreamsMain;
+import dev.allot.accounting.streams.AccountingTopics;
+import dev.allot.accounting.streams.AccountingTopology;
+import dev.allot.accounting.streams.BudgetDeadLetters;
 import dev.allot.schemas.BudgetUsage;
 import dev.allot.schemas.DeadLetter;
 import dev.allot.schemas.catalogue.EventSerdes;
@@ -43,6 +50,7 @@ import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.ThreadMetadata;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -57,7 +65,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * real): usage it cannot read while the registry is down waits (the stream thread is replaced and reads it again),
  * is not dead-lettered, and is booked once the registry is back; a flood of garbage and wrong-schema records on
  * every input topic (usage, account-demand, node-status, budgets), while usage flows, is dead-lettered record by
- * record, once each, with its reason, and every GPU-second of the good usage is in budget-usage.
+ * record, once each, with its reason, and every GPU-second of the good usage is in budget-usage; and another
+ * instance that restores the global budgets store on a fresh state directory sends none of them again.
  */
 @QuarkusTest
 @TestProfile(AccountingInputFaultsTest.OwnBroker.class)
@@ -248,6 +257,27 @@ class AccountingInputFaultsTest {
         assertThat(latest.getEntitledGpuSeconds()).isNotNull().isPositive();
         assertThat(latest.getRatio()).isNotNull();
         assertThat(streams.state()).isEqualTo(KafkaStreams.State.RUNNING);
+
+        // Another instance on a fresh state directory (a restart on a new disk, or one more instance) restores the
+        // global budgets store through the budget intake: it reads every bad budget record again, and sends none of
+        // their dead letters again.
+        long badBudgets = badAt.stream().filter(w -> w.startsWith(Topics.BUDGETS.name() + "/")).count();
+        String appId = ConfigProvider.getConfig().getValue("quarkus.kafka-streams.application-id", String.class);
+        BudgetDeadLetters.Kafka again = BudgetDeadLetters.kafka(infra.clients());
+        KafkaStreams second = new KafkaStreams(AccountingTopology.build(AccountingSettings.defaults(),
+                AccountingTopics.catalogue(), AccountingSerdes.registry(infra.registryUrl()), AccountingListener.NONE,
+                again), AccountingStreamsMain.streamsConfig(infra.clients(), appId,
+                Files.createTempDirectory("accounting-again").toString(), 1));
+        second.start();
+        try {
+            await().atMost(WAIT).until(() -> again.decided() >= badBudgets);
+            assertThat(again.sentBefore()).isEqualTo(badBudgets);
+            assertThat(again.decided()).isEqualTo(badBudgets);
+        } finally {
+            second.close(Duration.ofSeconds(30));
+            again.close();
+        }
+        assertThat(lettersAt(badAt).values()).allSatisfy(l -> assertThat(l).hasSize(1));
     }
 
     private Set<String> threadNames() {
