@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.logging.Logger;
 
 /**
@@ -28,7 +27,6 @@ final class DeadLetterOutbox implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private final AtomicInteger pending = new AtomicInteger();
 
     DeadLetterOutbox(EventPublisher publisher) {
         this.publisher = publisher;
@@ -36,19 +34,12 @@ final class DeadLetterOutbox implements AutoCloseable {
 
     /** Sends the letter (keyed by its source topic) and sends it again until it is acknowledged. */
     void send(DeadLetter letter) {
-        pending.incrementAndGet();
         attempt(letter, 1);
-    }
-
-    /** Letters handed over and not acknowledged yet. */
-    int pending() {
-        return pending.get();
     }
 
     private void attempt(DeadLetter letter, int attempt) {
         publisher.publish(Topics.DEAD_LETTERS, letter.getSourceTopic(), letter).whenComplete((ok, error) -> {
             if (error == null) {
-                pending.decrementAndGet();
                 return;
             }
             if (attempt == 1 || attempt % 60 == 0) {
