@@ -9,7 +9,9 @@ import org.apache.kafka.common.serialization.Serializer;
 
 /**
  * The value serde of one catalogue topic, for Kafka Streams: written through the registry in the Confluent
- * wire format ({@link EventSerdes#valueSerializer}), read by {@link EventReader}.
+ * wire format ({@link EventSerdes#valueSerializer}), read by {@link EventReader}. Either side throws
+ * {@link RegistryUnavailable} when the registry does not answer (the writer side through
+ * {@link RegistryAwareSerializer}).
  */
 public final class EventSerde<V extends SpecificRecord> implements Serde<V> {
 
@@ -17,7 +19,7 @@ public final class EventSerde<V extends SpecificRecord> implements Serde<V> {
     private final Deserializer<V> deserializer;
 
     public EventSerde(Topic<String, V> topic, EventReader reader, String registryUrl) {
-        this.serializer = EventSerdes.valueSerializer(registryUrl);
+        this.serializer = new RegistryAwareSerializer<>(EventSerdes.valueSerializer(registryUrl), registryUrl);
         this.deserializer = new EventDeserializer<>(reader, topic.valueType());
     }
 

@@ -1,12 +1,17 @@
 package dev.allot.accounting.streams;
 
+import dev.allot.edge.KafkaClients;
+import dev.allot.edge.security.KafkaSecurity;
+import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import dev.allot.schemas.catalogue.Topics;
 import java.time.Duration;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Quarkus edge: the topology and its settings from configuration. */
@@ -25,6 +30,10 @@ public class AccountingStreams {
     Duration retention;
     @ConfigProperty(name = "allot.accounting.partitions", defaultValue = "6")
     int partitions;
+    @ConfigProperty(name = "kafka.bootstrap.servers", defaultValue = "127.0.0.1:9092")
+    String bootstrapServers;
+
+    private BudgetDeadLetters.Kafka budgetDeadLetters;
 
     @Inject
     AccountingMetrics metrics;
@@ -45,7 +54,16 @@ public class AccountingStreams {
 
     @Produces
     public Topology topology() {
+        // kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config (PLAINTEXT when unset), as Streams'
+        budgetDeadLetters = BudgetDeadLetters.kafka(new KafkaClients(bootstrapServers, registryUrl, KafkaSecurity.from(
+                key -> ConfigProvider.getConfig().getOptionalValue(key, String.class))));
         return AccountingTopology.build(settings(), AccountingTopics.catalogue(), AccountingSerdes.registry(registryUrl),
-                metrics);
+                metrics, budgetDeadLetters);
+    }
+
+    void close(@Observes ShutdownEvent event) {
+        if (budgetDeadLetters != null) {
+            budgetDeadLetters.close();
+        }
     }
 }

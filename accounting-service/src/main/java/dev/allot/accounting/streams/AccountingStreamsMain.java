@@ -43,14 +43,18 @@ public final class AccountingStreamsMain {
                 : topics(System.getProperty("allot.topics"));
         AccountingSettings settings = AccountingSettings.defaults()
                 .withEmitInterval(Duration.ofMillis(Long.getLong("allot.emit-interval-ms", 1000)));
+        KafkaClients clients = new KafkaClients(bootstrap, registry, dev.allot.edge.security.KafkaSecurity.fromEnvironment());
+        BudgetDeadLetters.Kafka budgetDeadLetters = BudgetDeadLetters.kafka(clients);
         KafkaStreams streams = new KafkaStreams(
-                AccountingTopology.build(settings, topics, AccountingSerdes.registry(registry), AccountingListener.NONE),
-                streamsConfig(new KafkaClients(bootstrap, registry, dev.allot.edge.security.KafkaSecurity.fromEnvironment()), System.getProperty("allot.app-id", "allot-accounting"),
+                AccountingTopology.build(settings, topics, AccountingSerdes.registry(registry), AccountingListener.NONE,
+                        budgetDeadLetters),
+                streamsConfig(clients, System.getProperty("allot.app-id", "allot-accounting"),
                         System.getProperty("allot.state-dir", System.getProperty("java.io.tmpdir") + "/allot-accounting-main"),
                         Integer.getInteger("allot.threads", 1)));
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             streams.close(Duration.ofSeconds(10));
+            budgetDeadLetters.close();
             done.countDown();
         }));
         streams.setStateListener((now, before) -> System.out.println("STATE " + now));

@@ -12,17 +12,14 @@ import java.util.function.BiFunction;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -33,7 +30,8 @@ import org.apache.kafka.streams.state.Stores;
  *   -> intake: deserialise + rules + lateness per input partition; bad or too late -> dead-letters;
  *      good -> Fact keyed cluster/account, time = interval end
  *   -> repartition "facts" by cluster (all accounts of a cluster in one task)
- *   -> accounting: hourly rows (RocksDB), window sums, roll-up through budgets (global table) -> budget-usage
+ *   -> accounting: hourly rows (RocksDB), window sums, roll-up through budgets (global store) -> budget-usage
+ * budgets (raw bytes) -> budget intake: records that read -> global store; undecodable -> dead-letters
  * </pre>
  */
 public final class AccountingTopology {
@@ -56,11 +54,21 @@ public final class AccountingTopology {
 
     public static Topology build(AccountingSettings settings, AccountingTopics topics, AccountingSerdes serdes,
                                  AccountingListener listener) {
+        return build(settings, topics, serdes, listener, BudgetDeadLetters.NONE);
+    }
+
+    /** @param budgetDeadLetters where undecodable budget records go (the global store has no output topic) */
+    public static Topology build(AccountingSettings settings, AccountingTopics topics, AccountingSerdes serdes,
+                                 AccountingListener listener, BudgetDeadLetters budgetDeadLetters) {
         StreamsBuilder builder = new StreamsBuilder();
-        // Raw bytes: a malformed budget record must not stop the global thread; BudgetReader decodes.
-        builder.globalTable(topics.budgets(), Consumed.with(Serdes.String(), Serdes.ByteArray()),
-                Materialized.<String, byte[], KeyValueStore<Bytes, byte[]>>as(BUDGETS_STORE)
-                        .withKeySerde(Serdes.String()).withValueSerde(Serdes.ByteArray()));
+        // Raw bytes, only of records that read: a malformed budget record is dead-lettered by the intake instead of
+        // stopping the global thread (or being decoded again at every publication). The timestamped store is what
+        // the global table this replaced kept: state directories of earlier versions read as they are.
+        builder.addGlobalStore(Stores.timestampedKeyValueStoreBuilder(
+                        Stores.persistentTimestampedKeyValueStore(BUDGETS_STORE), Serdes.String(), Serdes.ByteArray())
+                        .withLoggingDisabled(),
+                topics.budgets(), Consumed.with(Serdes.String(), Serdes.ByteArray()),
+                () -> new BudgetIntake(serdes.serde(Topics.BUDGETS).deserializer(), budgetDeadLetters, listener));
         BudgetReader budgetReader = new BudgetReader(topics.budgets(), serdes.serde(Topics.BUDGETS).deserializer());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ROWS_STORE),
                 Serdes.String(), new RowSerde()).withCachingEnabled());

@@ -57,6 +57,8 @@ class AccountingTopologyTest {
     TestOutputTopic<String, BudgetUsage> usageOut;
     TestOutputTopic<String, DeadLetter> deadOut;
     final Map<String, BudgetUsage> latest = new HashMap<>();
+    /** Dead letters of the global budgets store's intake (it has no output topic: a sink of its own). */
+    final List<DeadLetter> budgetLetters = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     void start(long wallClock) throws Exception {
         start(wallClock, new PlainAvroSerdes());
@@ -68,7 +70,7 @@ class AccountingTopologyTest {
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.STATE_DIR_CONFIG, Files.createTempDirectory("accounting-ttd").toString());
         driver = new TopologyTestDriver(AccountingTopology.build(AccountingSettings.defaults(), topics,
-                serdes, AccountingListener.NONE), props, Instant.ofEpochMilli(wallClock));
+                serdes, AccountingListener.NONE, budgetLetters::add), props, Instant.ofEpochMilli(wallClock));
         usageIn = driver.createInputTopic(topics.usage(), new StringSerializer(), usageSerde.serializer());
         rawUsageIn = driver.createInputTopic(topics.usage(), new StringSerializer(), new ByteArraySerializer());
         budgetsIn = driver.createInputTopic(topics.budgets(), new StringSerializer(),
@@ -228,6 +230,32 @@ class AccountingTopologyTest {
         assertThat(dead.get(0).getValue().array()).containsExactly(1, 2, 3);
         assertThat(dead).extracting(DeadLetter::getConsumer).containsOnly("accounting-service");
         assertThat(charged("acct")).isEqualTo(60);
+    }
+
+    @Test
+    void givenGarbageOnBudgets_whenConsumed_thenItIsDeadLetteredOnceWithItsReasonAndTheTreeKeepsTheAccount()
+            throws Exception {
+        start(T0 + 30 * M);
+        tree();
+        nodesIn.pipeInput("n1", node("n1", "c1", 8, T0));
+        TestInputTopic<String, byte[]> rawBudgetsIn = driver.createInputTopic(topics.budgets(), new StringSerializer(),
+                new ByteArraySerializer());
+        rawBudgetsIn.pipeInput("org/nlp/team-a", new byte[] {1, 2, 3}); // over a real account: it keeps its share
+        rawBudgetsIn.pipeInput("junk", new byte[] {0, 0, 0, 0, 9, 9});
+        use("org/nlp/team-a", T0 + 10 * M, T0 + 20 * M, 3600);
+
+        tick(Duration.ofSeconds(1));
+
+        assertThat(budgetLetters).hasSize(2).allSatisfy(d -> {
+            assertThat(d.getSourceTopic()).isEqualTo(topics.budgets());
+            assertThat(d.getReason()).startsWith("malformed: ");
+            assertThat(d.getConsumer()).isEqualTo("accounting-service");
+        });
+        assertThat(budgetLetters.stream().map(DeadLetter::getOffset)).containsExactly(4L, 5L);
+        // team-a is still 3/4 of org: 8 GPUs x 0.75 x the owed time since T0
+        assertThat(latest.get("c1/org/nlp/team-a").getEntitledGpuSeconds()).isNotNull().isPositive();
+        assertThat(latest.get("c1/org/nlp/team-a").getRatio()).isNotNull();
+        assertThat(deadOut.readValuesToList()).isEmpty(); // budget letters go through the sink, not the stream
     }
 
     @Test

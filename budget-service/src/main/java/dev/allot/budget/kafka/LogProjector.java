@@ -2,6 +2,7 @@ package dev.allot.budget.kafka;
 
 import dev.allot.budget.LogView;
 import dev.allot.edge.ConsumerLag;
+import dev.allot.edge.DeadLetterHistory;
 import dev.allot.edge.EventReader;
 import dev.allot.edge.InvalidRecord;
 import dev.allot.edge.Redelivery;
@@ -85,12 +86,18 @@ public class LogProjector {
     private volatile Thread thread;
     private volatile KafkaConsumer<byte[], byte[]> consumer;
     private Counter deadLetters;
+    private Counter registryWaits;
     private Counter applied;
+    private DeadLetterOutbox outbox;
     private final ConsumerLag lag = new ConsumerLag();
 
     void start(@Observes StartupEvent event) {
         deadLetters = Counter.builder("allot.dead.letters").tag("consumer", settings.consumerName())
                 .description("Records this service could not process and sent to dead-letters").register(metrics);
+        registryWaits = Counter.builder("allot.registry.waits").tag("consumer", settings.consumerName())
+                .description("Times a record could not be read yet because the schema registry did not answer")
+                .register(metrics);
+        outbox = new DeadLetterOutbox(publisher);
         applied = Counter.builder("allot.budget.projection.records").description("Log records applied")
                 .register(metrics);
         metrics.gauge("allot.budget.projection.caught.up", this, p -> p.caughtUp ? 1 : 0);
@@ -122,6 +129,14 @@ public class LogProjector {
                 Thread.currentThread().interrupt();
             }
         }
+        if (outbox != null) {
+            outbox.close();
+        }
+    }
+
+    /** Records dead-lettered by this projector (not those an earlier run sent, which it skips). */
+    public double deadLettersSent() {
+        return deadLetters.count();
     }
 
     /** True once every partition has been read up to where it ended when the service started. */
@@ -173,7 +188,7 @@ public class LogProjector {
                 }
                 if (deadLettered == null) {
                     deadLettered = DeadLetterHistory.read(settings.clients(), settings.consumerName(),
-                            Duration.ofSeconds(30));
+                            Duration.ofMinutes(2));
                     LOG.infof("%d records dead-lettered by earlier runs; they are not sent again",
                             deadLettered.size());
                 }
@@ -189,6 +204,7 @@ public class LogProjector {
                             LOG.warnf("cannot read %s-%d@%d yet: %s; retrying", record.topic(), record.partition(),
                                     record.offset(), e.getMessage());
                             Redelivery.seekBack(c, records, record);
+                            registryWaits.increment();
                             retry = true;
                             break;
                         }
@@ -348,14 +364,7 @@ public class LogProjector {
         deadLettered.sent(record.topic(), record.partition(), record.offset());
         deadLetters.increment();
         LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
-        publisher.publish(Topics.DEAD_LETTERS, record.topic(),
-                        DeadLetters.of(record, reason, settings.consumerName(), Instant.now()))
-                .whenComplete((ok, error) -> {
-                    if (error != null) {
-                        LOG.errorf(error, "could not write the dead letter for %s-%d@%d", record.topic(),
-                                record.partition(), record.offset());
-                    }
-                });
+        outbox.send(DeadLetters.of(record, reason, settings.consumerName(), Instant.now()));
     }
 
     private static void pause(Duration duration) {

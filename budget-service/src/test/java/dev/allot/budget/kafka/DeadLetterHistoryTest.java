@@ -2,6 +2,7 @@ package dev.allot.budget.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.allot.edge.DeadLetterHistory;
 import dev.allot.schemas.DeadLetter;
 import dev.allot.schemas.catalogue.DeadLetters;
 import dev.allot.schemas.catalogue.Topics;
@@ -17,7 +18,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
-/** A restarted budget-service learns from {@code dead-letters} which records it dead-lettered before. */
+/** kafka-edge's DeadLetterHistory, as the budget-service uses it: a restarted budget-service learns from {@code dead-letters} which records it dead-lettered before. */
 @AllotInfra
 class DeadLetterHistoryTest {
 

@@ -1,7 +1,5 @@
-package dev.allot.budget.kafka;
+package dev.allot.edge;
 
-import dev.allot.edge.InvalidRecord;
-import dev.allot.edge.KafkaClients;
 import dev.allot.schemas.DeadLetter;
 import dev.allot.schemas.catalogue.Topics;
 import java.time.Duration;
@@ -14,9 +12,11 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The records one consumer has already dead-lettered, read back from {@code dead-letters}. The
- * budget-service replays the log from the start at every launch, so without this it would write the
- * same dead letters again each time: a record is dead-lettered once.
+ * The records one consumer has already dead-lettered, read back from {@code dead-letters}. A consumer that reads
+ * its input again from the start at every launch (the budget-service's projection; the accounting-service's global
+ * budgets store, restored through its intake) would otherwise write the same dead letters again each time: a
+ * record is dead-lettered once. The registry must answer (the letters are Avro): {@link RegistryUnavailable}
+ * otherwise, and the caller tries again later.
  */
 public final class DeadLetterHistory {
 
