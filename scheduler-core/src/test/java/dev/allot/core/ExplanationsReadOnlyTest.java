@@ -40,7 +40,9 @@ class ExplanationsReadOnlyTest {
         // then the answers agree, and each waiting job has its own place
         assertThat(second).isEqualTo(first);
         assertThat(first).allMatch(Optional::isPresent);
-        assertThat(first).anyMatch(e -> e.get().missing().contains("jobs ranked ahead found nothing")); // after the stop
+        // after the stop, or in the part of an account skipped once its first jobs failed
+        assertThat(first).anyMatch(e -> e.get().missing().contains("jobs ranked ahead found nothing")
+                || e.get().missing().contains("such nodes free and nothing it may preempt"));
         assertThat(first.stream().map(e -> e.get().position()).distinct().count()).isEqualTo(first.size());
         assertThat(f.s.explainRunning("run-a")).isEqualTo(running);
     }

@@ -17,6 +17,11 @@ import java.util.stream.Collectors;
  * protected or not, and the reason of a placement. Read-only: asking changes nothing.
  */
 public final class Explainer {
+    /** What holds unallocated work while it keeps off open nodes (Goodput.unallocatedBesideBacklog false). */
+    public static final String UNALLOCATED_KEPT_OFF = "unallocated work keeps off open nodes while allocated work"
+            + " waits for them (it would be displaced at the next chance); it may use nodes held for the debug lane"
+            + " or reserved nodes it may backfill";
+
     private Explainer() {
     }
 
@@ -47,12 +52,13 @@ public final class Explainer {
             reservedFor = null;
             if (skip != null) {
                 position = cs.order().positionIn(skip, j);
-                missing = null;
+                missing = j.unallocated() && skip.unallocatedKeptOff() ? UNALLOCATED_KEPT_OFF : null;
                 openNodesSeen = skip.openNodes(j.request().gpusPerReplica());
             } else {
                 position = cs.order().positionAfterStop(j);
-                missing = j.request().replicas() + " nodes with " + j.request().gpusPerReplica()
-                        + " free GPUs; no GPU is free and jobs ranked ahead found nothing they may preempt";
+                missing = j.unallocated() && cs.order().stoppedWithUnallocatedKeptOff() ? UNALLOCATED_KEPT_OFF
+                        : j.request().replicas() + " nodes with " + j.request().gpusPerReplica()
+                                + " free GPUs; no GPU is free and jobs ranked ahead found nothing they may preempt";
             }
         }
         List<AccountRatio> ahead = cs.lastRanking().aheadOf(j.account());

@@ -29,9 +29,15 @@ public final class PassOrder {
     private int restGroup = -1;
     private int restIndex;
     private int restPositionBase;
+    /** Whether unallocated work was kept off open nodes in the pass that stopped (what it held them by). */
+    private boolean restUnallocatedKeptOff;
 
-    /** A group the walk skipped: its index, the position before it, and open nodes per free-GPU threshold then. */
-    public record Skip(int group, int positionBase, int[] openAtLeast) {
+    /**
+     * A group the walk skipped from {@code fromIndex} on (0: whole; later: once what its first jobs
+     * failed to get held the rest): its index, the position before the skipped part, open nodes per free-GPU threshold
+     * then, and whether unallocated work was kept off open nodes in that pass (what held its unallocated jobs).
+     */
+    public record Skip(int group, int fromIndex, int positionBase, int[] openAtLeast, boolean unallocatedKeptOff) {
         public int openNodes(int gpus) {
             return gpus < openAtLeast.length ? openAtLeast[Math.max(gpus, 0)] : 0;
         }
@@ -86,16 +92,22 @@ public final class PassOrder {
         return accounts.get(group);
     }
 
-    /** The walk skipped group {@code group} whole after {@code positionBase} jobs; open nodes by free GPUs then. */
-    public void skip(int group, int positionBase, int[] openAtLeast) {
-        skipped.put(groups.get(group), new Skip(group, positionBase, openAtLeast));
+    /** The walk skipped group {@code group} from entry {@code fromIndex} on, after {@code positionBase} jobs; open nodes by free GPUs then. */
+    public void skip(int group, int fromIndex, int positionBase, int[] openAtLeast, boolean unallocatedKeptOff) {
+        skipped.put(groups.get(group), new Skip(group, fromIndex, positionBase, openAtLeast, unallocatedKeptOff));
     }
 
     /** The walk stopped before job {@code index} of group {@code group}, after {@code positionBase} jobs. */
-    public void stoppedAt(int group, int index, int positionBase) {
+    public void stoppedAt(int group, int index, int positionBase, boolean unallocatedKeptOff) {
         restGroup = group;
         restIndex = index;
         restPositionBase = positionBase;
+        restUnallocatedKeptOff = unallocatedKeptOff;
+    }
+
+    /** Whether the pass that stopped kept unallocated work off open nodes. */
+    public boolean stoppedWithUnallocatedKeptOff() {
+        return restUnallocatedKeptOff;
     }
 
     /** The skip of the list that holds the job (its account's), or null if that list was not skipped. */
@@ -106,7 +118,8 @@ public final class PassOrder {
     /** Position of a job in a skipped group; 0 if not found. */
     public int positionIn(Skip skip, Job target) {
         int position = skip.positionBase();
-        for (Job j : groups.get(skip.group())) {
+        List<Job> group = groups.get(skip.group());
+        for (Job j : group.subList(Math.min(skip.fromIndex(), group.size()), group.size())) {
             if (valid(j, skip.group())) {
                 position++;
                 if (j == target) {

@@ -111,7 +111,7 @@ public final class ClusterPass {
             WaitingShapes.AccountWaiting skipped = account == null ? null : shortcuts.accountHeld(order, account, group);
             if (skipped != null) {
                 // Its place in the order is counted; the explainer derives the rest.
-                order.skip(g, position, cs.open.countsAtLeast());
+                order.skip(g, 0, position, cs.open.countsAtLeast(), p.unallocatedKeptOffOpenNodes());
                 position += skipped.listed() - shortcuts.laneJobsOf(order, account);
                 continue;
             }
@@ -126,16 +126,27 @@ public final class ClusterPass {
                 position++;
                 if (shortcutsOn && shortcuts.nothingLaterCanAct(position, lane)) {
                     // The rest wait for want of resources; the explainer derives their place.
-                    order.stoppedAt(g, idx, position - 1);
+                    order.stoppedAt(g, idx, position - 1, p.unallocatedKeptOffOpenNodes());
                     return;
                 }
-                visit(j, position, lane, failed);
+                if (visit(j, position, lane, failed) && shortcutsOn && account != null && !lane
+                        && shortcuts.accountHeld(order, account, group) != null) {
+                    // what it failed to get holds the rest of its account's jobs: skipped like a whole account
+                    order.skip(g, idx + 1, position, cs.open.countsAtLeast(), p.unallocatedKeptOffOpenNodes());
+                    for (int rest = idx + 1; rest < group.size(); rest++) {
+                        position += order.valid(group.get(rest), g) ? 1 : 0;
+                    }
+                    break;
+                }
             }
         }
     }
 
-    /** Step 4 for one job. */
-    private void visit(Job j, int position, boolean lane, WalkShortcuts.Failures failed) {
+    /**
+     * Step 4 for one job. True if it stays waiting after a full visit (so what failed may have
+     * grown), false if it took the fast path or was placed.
+     */
+    private boolean visit(Job j, int position, boolean lane, WalkShortcuts.Failures failed) {
         ExplanationBook.Note note = cs.explanations.noteAt(j.waitingSlot()).walked(p.passNo, position);
         int replicas = j.request().replicas();
         int gpus = j.request().gpusPerReplica();
@@ -145,12 +156,12 @@ public final class ClusterPass {
         // Fast path: a better-ranked job of a shape no larger found no free GPUs (with the same
         // backfill rights) and nothing to displace, and no reservation will move: this job is
         // held the same way. Keeps a pass over 10,000 blocked jobs cheap.
-        if (!lane && shortcuts.heldLikeBetterRanked(j, mayPreempt) && policy.admits(j, p)) {
+        if (!lane && shortcuts.heldLikeBetterRanked(j, mayPreempt)) {
             note.missingResource(cs.open.countAtLeast(gpus));
             if (notFailed) {
                 failed.walkedNotFailed.add(gpus, replicas, 1);
             }
-            return;
+            return false;
         }
         // (a) shape
         int able = Math.min(cs.ableNodes(gpus), replicas);
@@ -160,7 +171,7 @@ public final class ClusterPass {
             if (j.allocated()) {
                 failed.walkedNotFailed.add(gpus, replicas, 1);
             }
-            return;
+            return true;
         }
         // (b) admission
         if (!policy.admits(j, p)) {
@@ -168,7 +179,7 @@ public final class ClusterPass {
             if (j.allocated()) {
                 failed.walkedNotFailed.add(gpus, replicas, 1);
             }
-            return;
+            return true;
         }
         Reservation own = cs.reservations.isEmpty() ? null : cs.reservations.of(j.jobId());
         // (c) free GPUs
@@ -179,7 +190,7 @@ public final class ClusterPass {
                 failed.free.clear();
                 failed.freeWithBackfill.clear();
             }
-            return;
+            return false;
         }
         // (unallocated work kept off open nodes failed for its own reason: it says nothing of others)
         if (own == null && !lane && !p.unallocatedBarredFromOpenNodes(j)) {
@@ -189,17 +200,25 @@ public final class ClusterPass {
         // (d) preemption
         FailedShapes preemptionFailed = lane ? failed.lanePreemption(j.accountId()) : failed.preemption(j.accountId());
         boolean holder = own != null && !lane && policy.reservationHoldersDisplace();
-        if (mayPreempt && (holder || !preemptionFailed.dominates(replicas, gpus))
-                && !Preemptor.cannotDisplaceAnything(p, j, holder, preemptionFailed)) {
-            Preemptor.Room room = Preemptor.makeRoom(p, j, holder, replicas, gpus, out);
-            if (room != null) {
-                place(j, own, room.nodes(), position, "GPUs freed by preempting " + room.victims());
-                Preemptor.guard(p, j);
-                failed.free.clear(); // victims may free more than the preemptor takes
-                failed.freeWithBackfill.clear();
-                return;
+        if (mayPreempt && (holder || !preemptionFailed.dominates(replicas, gpus))) {
+            if (Preemptor.cannotDisplaceAnything(p, j, holder, preemptionFailed)) {
+                if (!holder && !lane) {
+                    shortcuts.preemptionFailed(j, 1, 1);
+                }
+            } else {
+                Preemptor.Room room = Preemptor.makeRoom(p, j, holder, replicas, gpus, out);
+                if (room != null) {
+                    place(j, own, room.nodes(), position, "GPUs freed by preempting " + room.victims());
+                    Preemptor.guard(p, j);
+                    failed.free.clear(); // victims may free more than the preemptor takes
+                    failed.freeWithBackfill.clear();
+                    return false;
+                }
+                preemptionFailed.add(replicas, gpus);
+                if (!holder && !lane) {
+                    shortcuts.preemptionFailed(j, replicas, gpus);
+                }
             }
-            preemptionFailed.add(replicas, gpus);
         }
         if (notFailed) { // it stays waiting for the rest of the pass
             failed.walkedNotFailed.add(gpus, replicas, 1);
@@ -210,7 +229,7 @@ public final class ClusterPass {
             note.held(Hold.WAITING_FOR_RESERVATION, replicas + " nodes with " + gpus + " free GPUs; reserved "
                     + r.nodeIds() + ", due " + Explainer.due(r.dueAtMillis()));
             note.reservedFor(j.jobId());
-            return;
+            return true;
         }
         // (f) what holds it
         int openNodes = cs.open.countAtLeast(gpus);
@@ -222,9 +241,7 @@ public final class ClusterPass {
             blocker = blocker == null && withFree > 0 ? r.jobId() : blocker;
         }
         if (p.unallocatedBarredFromOpenNodes(j)) {
-            note.held(Hold.MISSING_RESOURCE, "unallocated work keeps off open nodes while allocated work waits for them"
-                    + " (it would be displaced at the next chance); it may use nodes held for the debug lane or reserved"
-                    + " nodes it may backfill");
+            note.held(Hold.MISSING_RESOURCE, Explainer.UNALLOCATED_KEPT_OFF);
         } else if (openNodes < replicas && openNodes + reservedNodes >= replicas) {
             note.held(Hold.RESERVATION, "fits only on nodes reserved for job " + blocker
                     + " and would neither end nor be preemptible before the reservation is due");
@@ -232,6 +249,7 @@ public final class ClusterPass {
         } else {
             note.missingResource(openNodes);
         }
+        return true;
     }
 
     /** Starts the job on {@code nodes} (its own reservation, if any, ends) and reports it. */

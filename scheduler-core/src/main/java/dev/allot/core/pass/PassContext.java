@@ -327,6 +327,33 @@ public final class PassContext implements PolicyContext {
     }
 
     /**
+     * Whether the preemptor's account may displace exactly the preemptible unallocated work and
+     * nothing else now: no allocated job (the policy or the share rule bars them all) and no
+     * unallocated job barred by the no-thrash guard. All such accounts choose among the same
+     * victims, so one's failed search says the same of another's on no more nodes ({@code
+     * WalkShortcuts.SharedFailures}). Asked by account; kept until the pass displaces something
+     * (the guard and the allocated counts that could turn it to a no change only then).
+     */
+    public boolean displacesUnallocatedOnly(Job preemptor) {
+        if (unallocatedOnlySeen != displacements || unallocatedOnly == null) {
+            unallocatedOnly = new byte[jobs.accountCount()];
+            unallocatedOnlySeen = displacements;
+        }
+        int a = preemptor.accountId();
+        if (a >= unallocatedOnly.length || cs.inLaneGroup(preemptor)) {
+            return false; // (lane jobs reach held nodes too: they keep to their own failures)
+        }
+        if (unallocatedOnly[a] == 0) {
+            unallocatedOnly[a] = displacement.unallocatedOnly(preemptor) ? (byte) 1 : (byte) 2;
+        }
+        // (a placement may turn the share rule's yes to a no, never back: a kept no only costs a walk)
+        return unallocatedOnly[a] == 1;
+    }
+
+    private byte[] unallocatedOnly;
+    private int unallocatedOnlySeen;
+
+    /**
      * Whether some running job the preemptor may displace now runs on a node {@code eligible} accepts
      * (found by walking the preemptible jobs account by
      * account instead of every node: the first usable one ends it).
@@ -523,6 +550,23 @@ public final class PassContext implements PolicyContext {
                 }
             }
             return ids;
+        }
+
+        /** {@link PassContext#displacesUnallocatedOnly}, asked anew. */
+        boolean unallocatedOnly(Job preemptor) {
+            for (int v : victimAccounts(true)) {
+                if (!unguarded(preemptor, v)) {
+                    return false;
+                }
+            }
+            int a = preemptor.accountId();
+            if (!displacesAllocatedNow(preemptor)) {
+                return true;
+            }
+            if (anyAllocated[a] == 0) {
+                anyAllocated[a] = findAllocated(preemptor) ? (byte) 1 : (byte) 2;
+            }
+            return anyAllocated[a] == 2;
         }
 
         private boolean findUnallocated(Job preemptor) {

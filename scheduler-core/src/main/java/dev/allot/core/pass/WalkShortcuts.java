@@ -61,6 +61,8 @@ final class WalkShortcuts {
     }
 
     final Failures failures;
+    /** Failures of accounts that may displace only unallocated work, shared among them. */
+    final SharedFailures shared;
     private final PassContext p;
     private final ClusterState cs;
     private final BlockedJobReserver reserver;
@@ -82,6 +84,14 @@ final class WalkShortcuts {
         this.reserver = reserver;
         this.skipAccounts = skipAccounts;
         this.failures = new Failures(p.jobs.accountCount());
+        this.shared = new SharedFailures(p);
+    }
+
+    /** A preemption search of {@code j} for this shape (1 x 1: for anything) failed: shared if its account shares. */
+    void preemptionFailed(Job j, int replicas, int gpus) {
+        if (reservationsFinal()) {
+            shared.failed(j, replicas, gpus);
+        }
     }
 
     private boolean reservationsFinal() {
@@ -93,8 +103,10 @@ final class WalkShortcuts {
 
     /**
      * A job of shape no larger than one that already failed, with the same backfill rights, and
-     * nothing to gain from preemption: held for want of resources like it (the caller still asks
-     * admission).
+     * nothing to gain from preemption (a better-ranked job of its account, or of an account sharing
+     * its victims, failed to displace for a shape no larger), and admitted: held for want of
+     * resources like it. When only the shared failures say so, the failure a full visit would have
+     * recorded for its account is recorded, so the account's own failures stay what they would be.
      */
     boolean heldLikeBetterRanked(Job j, boolean mayPreempt) {
         if (!reservationsFinal()) {
@@ -105,9 +117,30 @@ final class WalkShortcuts {
         if (j.unallocated() && (cs.laneNodes.fits(gpus) || p.unallocatedBarredFromOpenNodes(j))) {
             return false;
         }
-        if (mayPreempt && !failures.preemption(j.accountId()).dominates(replicas, gpus) && mayDisplaceAtAll(j)) {
+        FailedShapes own = failures.preemption(j.accountId());
+        boolean byShared = false;
+        if (mayPreempt && !own.dominates(replicas, gpus) && mayDisplaceAtAll(j)) {
+            if (!shared.dominates(j, replicas, gpus)) {
+                return false;
+            }
+            byShared = true;
+        }
+        if (!freeHeld(j, replicas, gpus) || !p.policy.admits(j, p)) {
             return false;
         }
+        // (a full visit of a job of no such shape stops at the shape check: it records nothing)
+        if (byShared && cs.ableNodes(gpus) >= replicas) {
+            if (shared.nothingToDisplace(j)) {
+                own.add(1, 1);
+            } else {
+                own.add(replicas, gpus);
+            }
+        }
+        return true;
+    }
+
+    /** Whether a better-ranked shape no larger found no free GPUs with the same backfill rights. */
+    private boolean freeHeld(Job j, int replicas, int gpus) {
         boolean plain = failures.free.dominates(replicas, gpus);
         boolean withBackfill = cs.reservations.isEmpty() ? plain : failures.freeWithBackfill.dominates(replicas, gpus);
         if (plain == withBackfill) {
@@ -161,20 +194,34 @@ final class WalkShortcuts {
         // is it worth counting them out), then unallocated ones, then backfill rights
         int[] allocated = w.fewestAllocated();
         Job first = list.get(0);
-        if (!allocatedHeld(first, allocated)) {
+        if (!allocatedHeld(first, w, allocated)) {
             if (lane == null) {
                 return false;
             }
             allocated = w.allocated().fewestReplicas(lane);
-            if (!allocatedHeld(first, allocated)) {
+            if (!allocatedHeld(first, w, allocated)) {
                 return false;
             }
         }
-        if (!w.unallocated().isEmpty()
-                && (cs.laneNodes.fits(w.unallocated().fewestGpus()) || p.unallocatedKeptOffOpenNodes())) {
+        if (!w.unallocated().isEmpty() && cs.laneNodes.fits(w.unallocated().fewestGpus())) {
             return false;
         }
-        int[] unallocated = w.fewestUnallocated();
+        // Unallocated work kept off open nodes may use held nodes (none fits) and reserved nodes it
+        // ends before the due time (GangFit.mayBackfill); short of that it is held whatever failed.
+        boolean keptOff = p.unallocatedKeptOffOpenNodes();
+        long shortestDuration = w.shortestDuration();
+        // (one of no such shape is walked: its visit says so)
+        if (keptOff && !w.unallocated().isEmpty() && w.unallocated().anyWiderThan(cs::ableNodes)) {
+            return false;
+        }
+        if (keptOff && !w.unallocated().isEmpty() && shortestDuration >= 0) {
+            for (Reservation r : cs.reservations.all()) {
+                if (shortestDuration <= r.dueAtMillis() - p.t) {
+                    return false;
+                }
+            }
+        }
+        int[] unallocated = keptOff ? new int[0] : w.fewestUnallocated();
         if (cs.reservations.isEmpty()) {
             return failures.free.dominatesAll(unallocated);
         }
@@ -183,7 +230,6 @@ final class WalkShortcuts {
         boolean allocatedBackfill = false;
         boolean unallocatedBackfill = false;
         boolean unallocatedAllBackfill = false; // a reservation of another account's job they all may use
-        long shortestDuration = w.shortestDuration();
         long shortestMinRuntime = w.shortestMinRuntime();
         for (Reservation r : cs.reservations.all()) {
             long left = r.dueAtMillis() - p.t;
@@ -193,7 +239,7 @@ final class WalkShortcuts {
             }
             Job holder = p.holder(r);
             if (p.holderMayPreempt(r)) {
-                unallocatedBackfill = true;
+                unallocatedBackfill = !keptOff;
                 unallocatedAllBackfill |= holder.accountId() != list.get(0).accountId();
                 allocatedBackfill |= shortestMinRuntime >= 0
                         && (!p.policy.contractsProtect() || shortestMinRuntime <= left)
@@ -206,16 +252,22 @@ final class WalkShortcuts {
     }
 
     /** Whether the account of {@code any} can neither place nor displace for any of these shapes. */
-    private boolean allocatedHeld(Job any, int[] fewest) {
-        return failures.free.dominatesAll(fewest) && !mayStillDisplace(any, fewest);
+    private boolean allocatedHeld(Job any, WaitingShapes.AccountWaiting w, int[] fewest) {
+        return failures.free.dominatesAll(fewest) && !mayStillDisplace(any, w, fewest);
     }
 
     /**
      * Whether a job of {@code any}'s account with one of these shapes might still displace something
-     * in this pass (asked by account: {@code any} need not be allocated).
+     * in this pass (asked by account: {@code any} need not be allocated): not if each shape failed
+     * for the account, or for an account sharing its victims on no fewer nodes.
      */
-    private boolean mayStillDisplace(Job any, int[] fewest) {
-        return p.policy.preempts() && !failures.preemption(any.accountId()).dominatesAll(fewest) && mayDisplaceAtAll(any);
+    private boolean mayStillDisplace(Job any, WaitingShapes.AccountWaiting w, int[] fewest) {
+        if (!p.policy.preempts()) {
+            return false;
+        }
+        FailedShapes own = failures.preemption(any.accountId());
+        return !own.dominatesAll(fewest) && mayDisplaceAtAll(any)
+                && !(reservationsFinal() && shared.dominatesAll(any, w, own, fewest));
     }
 
     /** Whether anything is preemptible that {@code any}'s account may displace (asked by account). */
@@ -289,7 +341,7 @@ final class WalkShortcuts {
                 continue;
             }
             Job any = anyWaiting(cs.queues.listOf(e.getKey()));
-            if (any == null || mayStillDisplace(any, w.fewestAllocated())) {
+            if (any == null || mayStillDisplace(any, w, w.fewestAllocated())) {
                 return false;
             }
         }

@@ -61,6 +61,16 @@ public final class ShapeCounts {
         return 0;
     }
 
+    /** Is some shape wider than the cluster: more replicas than {@code ableNodes.applyAsInt(g)} nodes of at least g GPUs? */
+    public boolean anyWiderThan(java.util.function.IntUnaryOperator ableNodes) {
+        for (var e : byGpus.entrySet()) {
+            if (e.getValue().lastKey() > ableNodes.applyAsInt(e.getKey())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Could a gang of these shapes fit where {@code nodesWithFree.applyAsInt(g)} nodes have at least g GPUs free? */
     public boolean anyFits(java.util.function.IntUnaryOperator nodesWithFree) {
         for (var e : byGpus.entrySet()) {
