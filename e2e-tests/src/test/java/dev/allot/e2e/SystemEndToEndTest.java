@@ -273,7 +273,7 @@ class SystemEndToEndTest {
             List<dev.allot.schemas.JobEvent> events = byJob.get(id);
             List<dev.allot.schemas.JobEvent> placements = events.stream()
                     .filter(e -> e.getPayload() instanceof dev.allot.schemas.JobPlaced).toList();
-            assertThat(placements).as("placements of %s", id).hasSize(1);
+            assertThat(placements).as("placements of %s; its events: %s", id, events).hasSize(1);
             assertThat(events.stream().filter(e -> e.getPayload() instanceof dev.allot.schemas.JobCompleted))
                     .as("verdicts of %s", id).hasSize(1);
             long from = placements.get(0).getOccurredAt().toEpochMilli();

@@ -367,7 +367,10 @@ public final class SchedulerLoop implements Runnable {
             committed.put(tp, consumer.position(tp));
         }
         // Facts first: budgets, nodes, usage and agent reports up to their ends before any new
-        // submission, so that a submission is never judged against a tree or cluster not yet read.
+        // submission, so that a submission is never judged against a tree or cluster not yet read,
+        // and before any pass: a job that ended while no instance was active still runs in the
+        // rebuilt core until its agent's report is read, and a pass then would preempt or requeue
+        // work that is already done.
         List<TopicPartition> requests = new ArrayList<>();
         List<TopicPartition> facts = new ArrayList<>();
         for (TopicPartition tp : consumer.assignment()) {
@@ -381,6 +384,7 @@ public final class SchedulerLoop implements Runnable {
             if (catchingUp && factsEnd.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue())) {
                 consumer.resume(requests);
                 catchingUp = false;
+                nextTick = 0; // the first pass on the caught-up projection, now
                 phase = Phase.RUNNING;
                 LOG.infof("cluster %s: facts read up to their ends; taking submissions (%d ms and %d records read after "
                         + "the rebuild)", settings.cluster(), System.currentTimeMillis() - rebuiltAt, caughtUpRecords);
@@ -411,7 +415,7 @@ public final class SchedulerLoop implements Runnable {
                     case InputReader.Read.DeadLetter dead -> deadLetter(record, dead.reason(), now, out);
                 }
             }
-            boolean tick = now >= nextTick;
+            boolean tick = !catchingUp && now >= nextTick;
             if (tick) {
                 nextTick = now + tickMillis;
                 for (Input lost : projection.lostNodes(now)) {
@@ -421,7 +425,7 @@ public final class SchedulerLoop implements Runnable {
                 }
             }
             int decisions = 0;
-            if (tick || !applied.isEmpty()) {
+            if (!catchingUp && (tick || !applied.isEmpty())) {
                 long began = System.nanoTime();
                 try {
                     Projection.PassResult result = projection.pass(now, out);

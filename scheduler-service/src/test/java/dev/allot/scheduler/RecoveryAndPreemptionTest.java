@@ -271,6 +271,57 @@ class RecoveryAndPreemptionTest {
     }
 
     @Test
+    void given_a_job_that_ended_while_no_instance_was_active_when_a_new_one_rebuilds_then_it_reads_the_exit_before_deciding() {
+        SchedulerLoop first = loop();
+        String node = events.cluster + "-n1";
+        String ended;
+        String waiting;
+        long protectedUntil;
+        try {
+            events.node(node, 10);
+            await().atMost(WAIT).until(() -> first.status().nodes() == 1);
+            // 9 GPUs: not of the debug shape (at most 8), so past its 10 s of protection it may be displaced
+            ended = events.submit(team, 1, 9, 10);
+            String finalEnded = ended;
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(startsOf(finalEnded)).hasSize(1);
+                assertThat(payloadsOf(finalEnded)).anyMatch(JobPlaced.class::isInstance);
+            });
+            protectedUntil = payloadsOf(ended).stream().filter(JobPlaced.class::isInstance)
+                    .map(p -> ((JobPlaced) p).getProtectedUntil().toEpochMilli()).findFirst().orElseThrow();
+            waiting = events.submit(otherTeam, 1, 9, 600); // the other team, below its entitlement: it may preempt
+            await().atMost(WAIT).until(() -> first.status().waiting() == 1);
+        } finally {
+            first.stop();
+        }
+        assertThat(payloadsOf(ended)).as("stopped within the protection").noneMatch(JobPreempted.class::isInstance);
+        // while no instance is active the job checkpoints often, then ends (its agent's reports are past the
+        // committed input offsets, so the rebuild does not apply them: the new instance reads them live, in
+        // several polls, the exit last), and its protection lapses
+        for (int i = 0; i < 5_000; i++) {
+            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(Topics.JOB_EVENTS.name(), ended,
+                    new JobEvent(java.util.UUID.randomUUID().toString(), java.time.Instant.now(), ended, null,
+                            new dev.allot.schemas.JobCheckpointed(node, 0, null))));
+        }
+        producer.flush();
+        events.exited(ended, node, 0, 0);
+        await().atMost(WAIT).until(() -> System.currentTimeMillis() > protectedUntil + 500);
+
+        SchedulerLoop second = loop();
+        try {
+            String finalWaiting = waiting;
+            await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(finalWaiting)).hasSize(1));
+            // the first pass came after the exit was read: the ended job completed, nothing was preempted
+            assertThat(payloadsOf(ended)).as("events of %s", ended).noneMatch(JobPreempted.class::isInstance)
+                    .filteredOn(dev.allot.schemas.JobCompleted.class::isInstance).hasSize(1);
+            assertThat(stopsOf(ended)).isEmpty();
+            assertThat(payloadsOf(ended)).filteredOn(JobPlaced.class::isInstance).hasSize(1);
+        } finally {
+            second.stop();
+        }
+    }
+
+    @Test
     void given_a_running_instance_when_a_second_starts_for_the_same_cluster_then_it_stands_by_and_the_first_keeps_scheduling() {
         SchedulerLoop first = loop();
         SchedulerLoop second = null;

@@ -31,9 +31,27 @@ public final class SchemaRegistryProcess implements AutoCloseable {
         this.log = log;
     }
 
-    /** Starts the registry on a free port and waits until its API answers. */
+    /**
+     * Starts the registry on a free port and waits until its API answers. The port is free when chosen, not
+     * reserved: another process may bind it in the seconds before the registry does; then another is chosen.
+     */
     public static SchemaRegistryProcess start(Path workDir) {
-        return start(RegistryDistribution.locate(), freePort(), workDir);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return start(RegistryDistribution.locate(), freePort(), workDir);
+            } catch (PortTaken e) {
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** The registry exited because its port was bound by another process meanwhile. */
+    static final class PortTaken extends IllegalStateException {
+        PortTaken(String message) {
+            super(message);
+        }
     }
 
     public static SchemaRegistryProcess start(Path registryHome, int port, Path workDir) {
@@ -102,8 +120,9 @@ public final class SchemaRegistryProcess implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!process.isAlive()) {
-                throw new IllegalStateException("schema registry exited with " + process.exitValue()
-                        + "; see " + log);
+                String message = "schema registry exited with " + process.exitValue() + "; see " + log;
+                throw portTakenIn(log) ? new PortTaken(message + " (port " + port + " taken meanwhile)")
+                        : new IllegalStateException(message);
             }
             try {
                 if (http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
@@ -137,6 +156,14 @@ public final class SchemaRegistryProcess implements AutoCloseable {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private static boolean portTakenIn(Path log) {
+        try {
+            return Files.readString(log).contains("seems to be in use by another process");
+        } catch (IOException | java.io.UncheckedIOException e) {
+            return false;
         }
     }
 
