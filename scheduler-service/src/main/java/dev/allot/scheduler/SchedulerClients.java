@@ -65,6 +65,9 @@ final class SchedulerClients {
         overrides.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Math.max(100, session / 5));
         overrides.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int) settings.standby().stallLimit().toMillis());
         overrides.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 500);
+        // The broker holds a fetch with nothing new at most this long; a partition resumed meanwhile (job-requests
+        // once the facts are read) joins the next fetch only: 500 ms by default, a delay of every restart.
+        overrides.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 100);
         overrides.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, MAX_RECORD_BYTES);
         return kafka.consumer(settings.consumerName(), overrides);
     }

@@ -78,6 +78,9 @@ public final class SchedulerLoop implements Runnable {
     private volatile Status status;
     private volatile Thread thread;
     private volatile KafkaConsumer<byte[], byte[]> activeConsumer;
+    /** Every topic a step may write. */
+    private static final List<Topic<?, ?>> OUTPUTS = List.of(Topics.JOB_EVENTS, Topics.NODE_COMMANDS,
+            Topics.NODE_STATUS, Topics.QUEUE_STATUS, Topics.ACCOUNT_DEMAND, Topics.DEAD_LETTERS);
     private final CountDownLatch finished = new CountDownLatch(1);
 
     /** A loop on a plaintext broker (tests, benchmarks). */
@@ -277,6 +280,9 @@ public final class SchedulerLoop implements Runnable {
             setPhase(Phase.STARTING);
             producer = clients.transactionalProducer();
             producer.initTransactions(); // fences an older active instance and aborts its open transaction
+            for (Topic<?, ?> output : OUTPUTS) {
+                producer.partitionsFor(output.name()); // their metadata now, not in the first decision's commit
+            }
             setPhase(Phase.REPLAYING);
             Map<TopicPartition, OffsetAndMetadata> committed = committedOffsets(consumer, inputs);
             Recovery.Rebuilt rebuilt = recovery.rebuild(committed);
