@@ -1,6 +1,7 @@
 package dev.allot.scheduler;
 
 import dev.allot.core.ReplicaPlacement;
+import dev.allot.edge.LogThrottle;
 import dev.allot.schemas.catalogue.DeadLetters;
 import dev.allot.schemas.catalogue.Topic;
 import dev.allot.schemas.catalogue.Topics;
@@ -45,6 +46,8 @@ import org.jboss.logging.Logger;
 public final class SchedulerLoop implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(SchedulerLoop.class);
+    /** A flood of bad records gets a few lines a minute, not one each (the dead-letters topic has every one). */
+    private final LogThrottle deadLetterLines = LogThrottle.perMinute();
 
     /**
      * STANDBY: a member of the cluster's group without the inputs, waiting to take over; STARTING, REPLAYING:
@@ -552,7 +555,13 @@ public final class SchedulerLoop implements Runnable {
 
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, long now, List<Output> out) {
         metrics.deadLetter();
-        LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
+        LogThrottle.Turn turn = deadLetterLines.next(now);
+        if (turn.suppressed() > 0) {
+            LOG.warn(deadLetterLines.suppressedLine(turn, "dead letters"));
+        }
+        if (turn.log()) {
+            LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
+        }
         out.add(new Output(Topics.DEAD_LETTERS.name(), record.topic(),
                 DeadLetters.of(record, reason, settings.consumerName(), Instant.ofEpochMilli(now))));
     }

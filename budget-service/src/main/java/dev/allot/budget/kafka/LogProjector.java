@@ -5,6 +5,7 @@ import dev.allot.edge.ConsumerLag;
 import dev.allot.edge.DeadLetterHistory;
 import dev.allot.edge.EventReader;
 import dev.allot.edge.InvalidRecord;
+import dev.allot.edge.LogThrottle;
 import dev.allot.edge.Redelivery;
 import dev.allot.edge.RegistryUnavailable;
 import dev.allot.budget.tree.Account;
@@ -62,6 +63,8 @@ import org.jboss.logging.Logger;
 public class LogProjector {
 
     private static final Logger LOG = Logger.getLogger(LogProjector.class);
+    /** A flood of bad records gets a few lines a minute, not one each (the dead-letters topic has every one). */
+    private final LogThrottle deadLetterLines = LogThrottle.perMinute();
 
     static final List<Topic<String, ?>> TOPICS = List.of(Topics.BUDGETS, Topics.JOB_REQUESTS, Topics.JOB_EVENTS,
             Topics.NODE_STATUS, Topics.BUDGET_USAGE, Topics.QUEUE_STATUS, Topics.USAGE, Topics.ACCOUNT_DEMAND);
@@ -363,7 +366,13 @@ public class LogProjector {
         }
         deadLettered.sent(record.topic(), record.partition(), record.offset());
         deadLetters.increment();
-        LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
+        LogThrottle.Turn turn = deadLetterLines.next(System.currentTimeMillis());
+        if (turn.suppressed() > 0) {
+            LOG.warn(deadLetterLines.suppressedLine(turn, "dead letters"));
+        }
+        if (turn.log()) {
+            LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
+        }
         outbox.send(DeadLetters.of(record, reason, settings.consumerName(), Instant.now()));
     }
 

@@ -3,6 +3,7 @@ package dev.allot.nodeagent.kafka;
 import dev.allot.edge.EventReader;
 import dev.allot.edge.InvalidRecord;
 import dev.allot.edge.KafkaClients;
+import dev.allot.edge.LogThrottle;
 import dev.allot.edge.Redelivery;
 import dev.allot.edge.RegistryUnavailable;
 import dev.allot.nodeagent.AgentMetrics;
@@ -48,6 +49,8 @@ import org.jboss.logging.Logger;
 public final class CommandConsumer implements Runnable, AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(CommandConsumer.class);
+    /** A flood of bad records gets a few lines a minute, not one each (the dead-letters topic has every one). */
+    private final LogThrottle deadLetterLines = LogThrottle.perMinute();
     public static final String CONSUMER_NAME = "node-agent";
 
     private static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
@@ -273,7 +276,13 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
     }
 
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
-        LOG.warnf("dead-lettering %s-%d@%d: %s", topic, record.partition(), record.offset(), reason);
+        LogThrottle.Turn turn = deadLetterLines.next(System.currentTimeMillis());
+        if (turn.suppressed() > 0) {
+            LOG.warn(deadLetterLines.suppressedLine(turn, "dead letters"));
+        }
+        if (turn.log()) {
+            LOG.warnf("dead-lettering %s-%d@%d: %s", topic, record.partition(), record.offset(), reason);
+        }
         metrics.deadLettered();
         reports.deadLetter(DeadLetters.of(record, reason, CONSUMER_NAME, Instant.now()));
     }
