@@ -50,6 +50,21 @@ public final class LogThrottle {
         return new Turn(false, report);
     }
 
+    /**
+     * One event at {@code nowMillis}: {@code warn} gets the count of the closed window's unlogged {@code what}
+     * first, if any, then this event's {@code line} if it gets one (built only then).
+     */
+    public void log(long nowMillis, String what, java.util.function.Consumer<String> warn,
+            java.util.function.Supplier<String> line) {
+        Turn turn = next(nowMillis);
+        if (turn.suppressed() > 0) {
+            warn.accept(suppressedLine(turn, what));
+        }
+        if (turn.log()) {
+            warn.accept(line.get());
+        }
+    }
+
     /** The line that reports a turn's suppressed count, e.g. "1234 more dead letters not logged one by one ...". */
     public String suppressedLine(Turn turn, String what) {
         return turn.suppressed() + " more " + what + " not logged one by one (at most " + perWindow + " lines per "

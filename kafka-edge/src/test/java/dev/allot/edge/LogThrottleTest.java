@@ -44,6 +44,24 @@ class LogThrottleTest {
     }
 
     @Test
+    void givenAFlood_whenLogged_thenTheLinesAreTheFirstOnesThenTheCountThenTheNextWindowsFirst() {
+        LogThrottle throttle = new LogThrottle(1, 1_000);
+        List<String> lines = new ArrayList<>();
+        int[] built = new int[1];
+        for (int i = 0; i < 4; i++) {
+            int n = i;
+            throttle.log(i, "dead letters", lines::add, () -> {
+                built[0]++;
+                return "letter " + n;
+            });
+        }
+        throttle.log(2_000, "dead letters", lines::add, () -> "letter 4");
+        assertThat(lines).containsExactly("letter 0", "3 more dead letters not logged one by one (at most 1 lines per 1 s)",
+                "letter 4");
+        assertThat(built[0]).as("lines not logged are not built").isEqualTo(1);
+    }
+
+    @Test
     void givenNonsense_whenBuilt_thenRefused() {
         assertThatThrownBy(() -> new LogThrottle(0, 1_000)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new LogThrottle(1, 0)).isInstanceOf(IllegalArgumentException.class);

@@ -555,13 +555,9 @@ public final class SchedulerLoop implements Runnable {
 
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, long now, List<Output> out) {
         metrics.deadLetter();
-        LogThrottle.Turn turn = deadLetterLines.next(now);
-        if (turn.suppressed() > 0) {
-            LOG.warn(deadLetterLines.suppressedLine(turn, "dead letters"));
-        }
-        if (turn.log()) {
-            LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
-        }
+        deadLetterLines.log(now, "dead letters", LOG::warn,
+                () -> String.format("dead letter from %s-%d@%d: %s", record.topic(), record.partition(),
+                        record.offset(), reason));
         out.add(new Output(Topics.DEAD_LETTERS.name(), record.topic(),
                 DeadLetters.of(record, reason, settings.consumerName(), Instant.ofEpochMilli(now))));
     }

@@ -366,13 +366,9 @@ public class LogProjector {
         }
         deadLettered.sent(record.topic(), record.partition(), record.offset());
         deadLetters.increment();
-        LogThrottle.Turn turn = deadLetterLines.next(System.currentTimeMillis());
-        if (turn.suppressed() > 0) {
-            LOG.warn(deadLetterLines.suppressedLine(turn, "dead letters"));
-        }
-        if (turn.log()) {
-            LOG.warnf("dead letter from %s-%d@%d: %s", record.topic(), record.partition(), record.offset(), reason);
-        }
+        deadLetterLines.log(System.currentTimeMillis(), "dead letters", LOG::warn,
+                () -> String.format("dead letter from %s-%d@%d: %s", record.topic(), record.partition(),
+                        record.offset(), reason));
         outbox.send(DeadLetters.of(record, reason, settings.consumerName(), Instant.now()));
     }
 

@@ -276,13 +276,8 @@ public final class CommandConsumer implements Runnable, AutoCloseable {
     }
 
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason) {
-        LogThrottle.Turn turn = deadLetterLines.next(System.currentTimeMillis());
-        if (turn.suppressed() > 0) {
-            LOG.warn(deadLetterLines.suppressedLine(turn, "dead letters"));
-        }
-        if (turn.log()) {
-            LOG.warnf("dead-lettering %s-%d@%d: %s", topic, record.partition(), record.offset(), reason);
-        }
+        deadLetterLines.log(System.currentTimeMillis(), "dead letters", LOG::warn,
+                () -> String.format("dead-lettering %s-%d@%d: %s", topic, record.partition(), record.offset(), reason));
         metrics.deadLettered();
         reports.deadLetter(DeadLetters.of(record, reason, CONSUMER_NAME, Instant.now()));
     }
