@@ -9,7 +9,7 @@ package dev.allot.edge;
 public final class LogThrottle {
 
     /** Whether this event gets its line, and how many of the last closed window got none (0: say nothing). */
-    public record Turn(boolean log, long suppressed) {
+    record Turn(boolean log, long suppressed) {
     }
 
     private final int perWindow;
@@ -33,7 +33,7 @@ public final class LogThrottle {
     }
 
     /** One event at {@code nowMillis}. */
-    public synchronized Turn next(long nowMillis) {
+    synchronized Turn next(long nowMillis) {
         long report = 0;
         if (!started || nowMillis - windowStart >= windowMillis) {
             report = suppressed;
@@ -66,7 +66,7 @@ public final class LogThrottle {
     }
 
     /** The line that reports a turn's suppressed count, e.g. "1234 more dead letters not logged one by one ...". */
-    public String suppressedLine(Turn turn, String what) {
+    String suppressedLine(Turn turn, String what) {
         return turn.suppressed() + " more " + what + " not logged one by one (at most " + perWindow + " lines per "
                 + windowMillis / 1000 + " s)";
     }

@@ -46,6 +46,9 @@ import org.jboss.logging.Logger;
 public final class SchedulerLoop implements Runnable {
 
     private static final Logger LOG = Logger.getLogger(SchedulerLoop.class);
+    /** Every topic a step may write. */
+    private static final List<Topic<?, ?>> OUTPUTS = List.of(Topics.JOB_EVENTS, Topics.NODE_COMMANDS,
+            Topics.NODE_STATUS, Topics.QUEUE_STATUS, Topics.ACCOUNT_DEMAND, Topics.DEAD_LETTERS);
     /** A flood of bad records gets a few lines a minute, not one each (the dead-letters topic has every one). */
     private final LogThrottle deadLetterLines = LogThrottle.perMinute();
 
@@ -81,9 +84,6 @@ public final class SchedulerLoop implements Runnable {
     private volatile Status status;
     private volatile Thread thread;
     private volatile KafkaConsumer<byte[], byte[]> activeConsumer;
-    /** Every topic a step may write. */
-    private static final List<Topic<?, ?>> OUTPUTS = List.of(Topics.JOB_EVENTS, Topics.NODE_COMMANDS,
-            Topics.NODE_STATUS, Topics.QUEUE_STATUS, Topics.ACCOUNT_DEMAND, Topics.DEAD_LETTERS);
     private final CountDownLatch finished = new CountDownLatch(1);
 
     /** A loop on a plaintext broker (tests, benchmarks). */

@@ -49,11 +49,12 @@ import org.jboss.logging.Logger;
 public final class CommandConsumer implements Runnable, AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(CommandConsumer.class);
-    /** A flood of bad records gets a few lines a minute, not one each (the dead-letters topic has every one). */
-    private final LogThrottle deadLetterLines = LogThrottle.perMinute();
     public static final String CONSUMER_NAME = "node-agent";
 
     private static final Duration RETRY_PAUSE = Duration.ofSeconds(1);
+
+    /** A flood of bad records gets a few lines a minute, not one each (the dead-letters topic has every one). */
+    private final LogThrottle deadLetterLines = LogThrottle.perMinute();
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final EventReader reader;
