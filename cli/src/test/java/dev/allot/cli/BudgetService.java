@@ -2,7 +2,6 @@ package dev.allot.cli;
 
 import dev.allot.testsupport.AllotInfrastructure;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -53,10 +52,7 @@ final class BudgetService {
             throw new IllegalStateException(jar + " is missing: build the budget-service first"
                     + " (./mvnw -pl cli,budget-service -am verify builds it before this module)");
         }
-        int port;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            port = socket.getLocalPort();
-        }
+        int port = dev.allot.testsupport.LoopbackPorts.free();
         Path log = Files.createDirectories(Path.of("target")).resolve("budget-service.log");
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",

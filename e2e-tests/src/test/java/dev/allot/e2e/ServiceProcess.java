@@ -1,8 +1,8 @@
 package dev.allot.e2e;
 
 import dev.allot.edge.security.KafkaSecurity;
+import dev.allot.testsupport.LoopbackPorts;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -59,7 +59,7 @@ final class ServiceProcess implements AutoCloseable {
             throw new IllegalStateException(jar + " is missing: package the services first (bin/allot test builds"
                     + " every module before this one)");
         }
-        int port = freePort();
+        int port = LoopbackPorts.free();
         Files.createDirectories(stateDir);
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC",
@@ -174,11 +174,5 @@ final class ServiceProcess implements AutoCloseable {
             properties.store(out, "the service's Kafka principal");
         }
         return file;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

@@ -32,9 +32,9 @@ final class ContainerInfrastructure implements AutoCloseable {
     }
 
     static ContainerInfrastructure start() {
-        int kafkaPort = SchemaRegistryProcess.freePort();
-        int controllerPort = SchemaRegistryProcess.freePort();
-        int registryPort = SchemaRegistryProcess.freePort();
+        int kafkaPort = LoopbackPorts.free();
+        int controllerPort = LoopbackPorts.free();
+        int registryPort = LoopbackPorts.free();
         GenericContainer<?> kafka = new GenericContainer<>(DockerImageName.parse(
                 System.getProperty("allot.infra.kafka-image", "allot/kafka:4.1.2")))
                 .withNetworkMode("host")

@@ -65,10 +65,10 @@ public final class RestartableInfrastructure implements AutoCloseable {
                     System.getProperty("java.io.tmpdir") + "/allot-test-infra"));
             Files.createDirectories(work);
             Path dir = Files.createTempDirectory(work, "restartable-");
-            LocalBroker broker = new LocalBroker(dir.resolve("kafka"), SchemaRegistryProcess.freePort(),
-                    SchemaRegistryProcess.freePort(), false);
+            LocalBroker broker = new LocalBroker(dir.resolve("kafka"), LoopbackPorts.free(),
+                    LoopbackPorts.free(), false);
             broker.prepare();
-            RestartableInfrastructure infra = new RestartableInfrastructure(dir, broker, SchemaRegistryProcess.freePort());
+            RestartableInfrastructure infra = new RestartableInfrastructure(dir, broker, LoopbackPorts.free());
             try {
                 infra.startRegistry();
                 infra.startBroker();

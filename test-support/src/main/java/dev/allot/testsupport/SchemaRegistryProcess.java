@@ -1,7 +1,6 @@
 package dev.allot.testsupport;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -38,7 +37,7 @@ public final class SchemaRegistryProcess implements AutoCloseable {
     public static SchemaRegistryProcess start(Path workDir) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return start(RegistryDistribution.locate(), freePort(), workDir);
+                return start(RegistryDistribution.locate(), LoopbackPorts.free(), workDir);
             } catch (PortTaken e) {
                 if (attempt == 3) {
                     throw e;
@@ -164,15 +163,6 @@ public final class SchemaRegistryProcess implements AutoCloseable {
             return Files.readString(log).contains("seems to be in use by another process");
         } catch (IOException | java.io.UncheckedIOException e) {
             return false;
-        }
-    }
-
-    static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

@@ -3,7 +3,6 @@ package dev.allot.testsupport;
 import dev.allot.edge.security.KafkaAccess;
 import dev.allot.edge.security.KafkaSecurity;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +33,7 @@ final class SecuredBroker implements AutoCloseable {
     static SecuredBroker start(Path workDir) {
         try {
             Path dir = Files.createTempDirectory(workDir, "kafka-secured-");
-            LocalBroker broker = new LocalBroker(dir, freePort(), freePort(), true);
+            LocalBroker broker = new LocalBroker(dir, LoopbackPorts.free(), LoopbackPorts.free(), true);
             broker.prepare();
             Properties props = KafkaSecurity.load(broker.serverProperties());
             KafkaRaftServer server = new KafkaRaftServer(new KafkaConfig(props, false), Time.SYSTEM);
@@ -74,11 +73,5 @@ final class SecuredBroker implements AutoCloseable {
     public void close() {
         server.shutdown();
         server.awaitShutdown();
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

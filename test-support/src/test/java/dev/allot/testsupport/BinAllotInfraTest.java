@@ -38,9 +38,9 @@ class BinAllotInfraTest {
                 RegistryDistribution.locate());
         env = Map.of(
                 "ALLOT_HOME", home.toString(),
-                "ALLOT_KAFKA_PORT", String.valueOf(SchemaRegistryProcess.freePort()),
-                "ALLOT_KAFKA_CONTROLLER_PORT", String.valueOf(SchemaRegistryProcess.freePort()),
-                "ALLOT_REGISTRY_PORT", String.valueOf(SchemaRegistryProcess.freePort()));
+                "ALLOT_KAFKA_PORT", String.valueOf(LoopbackPorts.free()),
+                "ALLOT_KAFKA_CONTROLLER_PORT", String.valueOf(LoopbackPorts.free()),
+                "ALLOT_REGISTRY_PORT", String.valueOf(LoopbackPorts.free()));
     }
 
     @AfterEach
