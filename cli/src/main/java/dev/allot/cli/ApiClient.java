@@ -16,7 +16,7 @@ import java.util.Optional;
 /**
  * Every HTTP call of the CLI goes through here: the budget-service's public API at {@code --server}.
  * Sends the bearer token when there is one, and the user's name in {@code X-Allot-User} /
- * {@code X-Allot-Submitter} (what the open API records today). Maps the answers to exit codes:
+ * {@code X-Allot-Submitter} when it is claimed (see {@code Globals.api}). Maps the answers to exit codes:
  * 400 = bad usage (2), other 4xx = refused (1), no answer or 502/503/504 = unreachable (3).
  */
 public final class ApiClient {
@@ -26,12 +26,15 @@ public final class ApiClient {
     private final String server;
     private final Optional<String> token;
     private final String user;
+    private final boolean claimUser;
     private final HttpClient http;
 
-    public ApiClient(String server, Optional<String> token, String user) {
+    /** @param claimUser whether the requests name {@code user} in their headers (the API refuses a name not the token's) */
+    public ApiClient(String server, Optional<String> token, String user, boolean claimUser) {
         this.server = server.endsWith("/") ? server.substring(0, server.length() - 1) : server;
         this.token = token;
         this.user = user;
+        this.claimUser = claimUser;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
     }
 
@@ -80,9 +83,10 @@ public final class ApiClient {
                     + "); e.g. --server http://127.0.0.1:8081");
         }
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(15))
-                .header("Accept", "application/json")
-                .header("X-Allot-User", user)
-                .header("X-Allot-Submitter", user);
+                .header("Accept", "application/json");
+        if (claimUser) {
+            request.header("X-Allot-User", user).header("X-Allot-Submitter", user);
+        }
         token.ifPresent(t -> request.header("Authorization", "Bearer " + t));
         try {
             if (body == null) {

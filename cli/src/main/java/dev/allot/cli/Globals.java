@@ -19,7 +19,8 @@ public final class Globals {
                     + " ($ALLOT_HOME/token, ./.allot/token, ~/.allot/token).")
     String token;
 
-    @Option(names = "--user", paramLabel = "NAME", description = "Who you are for 'mine' and for writes; default $USER.")
+    @Option(names = "--user", paramLabel = "NAME", description = "Who you are for 'mine' and for writes; default the"
+            + " token's name, else $USER. With a token the API records the token's name: a different --user is refused.")
     String user;
 
     @Option(names = {"-o", "--output"}, paramLabel = "text|json", defaultValue = "text",
@@ -41,17 +42,21 @@ public final class Globals {
         return "json".equals(output);
     }
 
-    public String user() {
-        if (user != null && !user.isBlank()) {
-            return user;
-        }
-        String name = env.getOrDefault("USER", "");
-        return name.isBlank() ? "anonymous" : name;
-    }
-
+    /**
+     * Who "my jobs" are and who a write is claimed for: {@code --user}, else the name in the token (the name
+     * the API records), else $USER. The name is claimed in the request's headers only when {@code --user}
+     * says so or there is no token: a login name that differs from the token's would only get the request
+     * refused.
+     */
     public ApiClient api() {
         String url = server != null ? server : env.getOrDefault("ALLOT_SERVER", "http://127.0.0.1:8081");
-        return new ApiClient(url, TokenSource.resolve(token, env, Path.of("").toAbsolutePath()), user());
+        java.util.Optional<String> bearer = TokenSource.resolve(token, env, Path.of("").toAbsolutePath());
+        boolean explicit = user != null && !user.isBlank();
+        String name = explicit ? user : bearer.flatMap(TokenSource::name).orElseGet(() -> {
+            String login = env.getOrDefault("USER", "");
+            return login.isBlank() ? "anonymous" : login;
+        });
+        return new ApiClient(url, bearer, name, explicit || bearer.isEmpty());
     }
 
     public int width() {

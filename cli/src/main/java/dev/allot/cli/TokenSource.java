@@ -43,6 +43,31 @@ public final class TokenSource {
         return Optional.empty();
     }
 
+    /**
+     * The name a JWT carries, as the API takes it (MicroProfile JWT: {@code upn}, else
+     * {@code preferred_username}, else {@code sub}); empty when the token is not a readable JWT. Read, not
+     * verified: the API verifies; the CLI only needs to know whose jobs are "mine".
+     */
+    public static Optional<String> name(String token) {
+        String[] parts = token.split("\\.");
+        if (parts.length < 2) {
+            return Optional.empty();
+        }
+        try {
+            com.fasterxml.jackson.databind.JsonNode claims = ApiClient.JSON.readTree(
+                    java.util.Base64.getUrlDecoder().decode(parts[1]));
+            for (String claim : List.of("upn", "preferred_username", "sub")) {
+                String value = claims.path(claim).asText("");
+                if (!value.isBlank()) {
+                    return Optional.of(value);
+                }
+            }
+            return Optional.empty();
+        } catch (IOException | IllegalArgumentException notAJwt) {
+            return Optional.empty();
+        }
+    }
+
     static List<Path> files(Map<String, String> env, Path workingDir) {
         List<Path> files = new ArrayList<>();
         String home = env.get("ALLOT_HOME");

@@ -310,6 +310,26 @@ class CliCommandsTest {
     }
 
     @Test
+    void givenATokenOfAnotherNameThanTheLogin_thenWritesGoThrough_andMyJobsAreTheTokensName() {
+        // a login name (root) that is not the token's (erin): the API records the token's name
+        Cli erin = new Cli(service.url, "erin").env("ALLOT_CLUSTER", cluster).env("USER", "root");
+        String id = org + "-erin";
+
+        Cli.Result submitted = erin.run("submit", "-b", teamA, "-g", "1", "--id", id, "--wait", "0", "--", "true");
+
+        assertThat(submitted.exitCode()).as(submitted.toString()).isZero();
+        assertThat(erin.run("jobs", "--width", "200").out()).contains(id);
+        assertThat(new Cli(service.url, "root").run("jobs", "--width", "200").out()).doesNotContain(id);
+        Cli.Result drained = erin.run("drain", node1, "--reason", "token name");
+        assertThat(drained.exitCode()).as(drained.toString()).isZero();
+        assertThat(erin.run("undrain", node1).exitCode()).isZero();
+        // a name claimed with --user is still checked against the token's
+        Cli.Result claimed = erin.run("submit", "-b", teamA, "-g", "1", "--wait", "0", "--user", "mallory", "--", "true");
+        assertThat(claimed.exitCode()).as(claimed.toString()).isEqualTo(2);
+        assertThat(claimed.err()).contains("X-Allot-Submitter 'mallory' is not the authenticated principal 'erin'");
+    }
+
+    @Test
     void cancel_asksTheScheduler_andAFinishedOrUnknownJobIsRefused() throws Exception {
         String id = org + "-cancel";
         assertThat(carol.run("submit", "-b", teamB, "-g", "1", "--id", id, "--wait", "0", "--", "sleep", "9")
