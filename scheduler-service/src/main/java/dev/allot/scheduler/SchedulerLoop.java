@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.avro.specific.SpecificRecord;
 import java.util.Collection;
 import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -51,6 +52,7 @@ public final class SchedulerLoop implements Runnable {
             Topics.NODE_STATUS, Topics.QUEUE_STATUS, Topics.ACCOUNT_DEMAND, Topics.DEAD_LETTERS);
     /** A flood of bad records gets a few lines a minute, not one each (the dead-letters topic has every one). */
     private final LogThrottle deadLetterLines = LogThrottle.perMinute();
+    private final LogThrottle behindLines = LogThrottle.perMinute();
 
     /**
      * STANDBY: a member of the cluster's group without the inputs, waiting to take over; STARTING, REPLAYING:
@@ -427,10 +429,19 @@ public final class SchedulerLoop implements Runnable {
             boolean tick = !catchingUp && now >= nextTick;
             if (tick) {
                 nextTick = now + tickMillis;
-                for (Input lost : projection.lostNodes(now)) {
-                    LOG.warnf("cluster %s: node %s missed its heartbeats: lost", settings.cluster(),
-                            ((Input.NodeLost) lost).nodeId());
-                    applied.addAll(projection.apply(lost, out));
+                long unread = unreadNodeStatus(consumer);
+                if (unread > 0) {
+                    // a node is heard when its heartbeat is read: while heartbeats wait unread behind other
+                    // records, a healthy node only looks silent (losing it would fence its running jobs)
+                    behindLines.log(now, "deferred loss checks", LOG::warn, () -> String.format("cluster %s: %d"
+                            + " node-status records not read yet: no node is judged lost until they are",
+                            settings.cluster(), unread));
+                } else {
+                    for (Input lost : projection.lostNodes(now)) {
+                        LOG.warnf("cluster %s: node %s missed its heartbeats: lost", settings.cluster(),
+                                ((Input.NodeLost) lost).nodeId());
+                        applied.addAll(projection.apply(lost, out));
+                    }
                 }
             }
             int decisions = 0;
@@ -551,6 +562,20 @@ public final class SchedulerLoop implements Runnable {
             }
         }
         return offsets;
+    }
+
+    /**
+     * Records of node-status this consumer knows of (fetched, or below the end its last fetch saw) and has not
+     * returned yet; 0 where no fetch has told it the end yet. Cached by the consumer: no request to the broker.
+     */
+    static long unreadNodeStatus(Consumer<?, ?> consumer) {
+        long unread = 0;
+        for (TopicPartition tp : consumer.assignment()) {
+            if (tp.topic().equals(Topics.NODE_STATUS.name())) {
+                unread += Math.max(0, consumer.currentLag(tp).orElse(0));
+            }
+        }
+        return unread;
     }
 
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, long now, List<Output> out) {
