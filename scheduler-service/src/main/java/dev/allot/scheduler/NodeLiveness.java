@@ -145,6 +145,17 @@ final class NodeLiveness {
         return lost;
     }
 
+    /**
+     * The instance did not read its inputs for {@code millis} (a step that took that long: a slow commit on an
+     * overloaded broker, a long pass): that time does not count as any node's silence, since heartbeats sent
+     * meanwhile wait unread. Every node's last-heard time moves forward by it.
+     */
+    void notListening(long millis) {
+        if (millis > 0) {
+            lastHeard.replaceAll((nodeId, heard) -> heard + millis);
+        }
+    }
+
     /** After a rebuild: liveness is not in the log, so every known node gets a fresh grace period. */
     void heardAllAt(long now) {
         for (String nodeId : agents.keySet()) {

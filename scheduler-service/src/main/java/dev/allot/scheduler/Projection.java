@@ -401,6 +401,11 @@ public final class Projection {
         return liveness.lostNodes(now, this::liveInCore);
     }
 
+    /** The instance did not read its inputs for {@code millis}: not the nodes' silence (see NodeLiveness). */
+    public void notListening(long millis) {
+        liveness.notListening(millis);
+    }
+
     /** After a rebuild: liveness is not in the log, so every known node gets a fresh grace period. */
     public void heardAllAt(long now) {
         liveness.heardAllAt(now);

@@ -390,6 +390,7 @@ public final class SchedulerLoop implements Runnable {
         Map<TopicPartition, Long> factsEnd = consumer.endOffsets(facts);
         consumer.pause(requests);
         boolean catchingUp = true;
+        long polledAt = 0;
         Phase phase = Phase.REPLAYING;
         while (!stopping) {
             if (catchingUp && factsEnd.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue())) {
@@ -402,7 +403,13 @@ public final class SchedulerLoop implements Runnable {
                 publishStatus(phase, projection, lastPassAt, rebuilt);
             }
             long wait = Math.max(1, Math.min(100, nextTick - System.currentTimeMillis()));
+            long beforePoll = System.currentTimeMillis();
+            if (polledAt > 0 && beforePoll - polledAt > DEAF_MILLIS) {
+                // the last step took that long: heartbeats sent meanwhile are not read yet, nor known to wait
+                projection.notListening(beforePoll - polledAt);
+            }
             ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(wait));
+            polledAt = System.currentTimeMillis();
             role.check(); // an instance that is no longer active decides nothing more
             if (catchingUp) {
                 caughtUpRecords += records.count();
@@ -513,6 +520,8 @@ public final class SchedulerLoop implements Runnable {
 
     /** A step longer than this is logged with where its time went. */
     private static final long SLOW_STEP_NANOS = 1_000_000_000L;
+    /** Longer than this between two polls, and the nodes are not held to the time the loop was not reading. */
+    private static final long DEAF_MILLIS = 1_000;
 
     private void commit(KafkaProducer<String, byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
             List<Output> out, Map<TopicPartition, OffsetAndMetadata> offsets) {

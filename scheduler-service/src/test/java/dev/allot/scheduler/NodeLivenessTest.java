@@ -115,6 +115,20 @@ class NodeLivenessTest {
     }
 
     @Test
+    void given_a_step_during_which_the_instance_did_not_read_then_that_time_is_not_the_nodes_silence() {
+        // n1 heard at 1 s, n2 at 1 s; the loop then spends 20 s in one step (a commit on an overloaded broker)
+        liveness.heartbeat(new Input.Heartbeat(10_000, "n2", 1, List.of()), false, REPLICAS);
+
+        liveness.notListening(20_000);
+
+        // n1 would be silent for lost-after + 1 ms at 31,001 without the step; the step's 20 s do not count
+        assertThat(liveness.lostNodes(1_000 + LOST_AFTER + 1, nodeId -> true)).isEmpty();
+        assertThat(liveness.lostNodes(1_000 + 20_000 + LOST_AFTER + 1, nodeId -> true))
+                .extracting(i -> ((Input.NodeLost) i).nodeId()).containsExactly("n1");
+        assertThat(liveness.lostNodes(10_000 + 20_000 + LOST_AFTER + 1, nodeId -> true)).hasSize(2);
+    }
+
+    @Test
     void given_registered_nodes_when_shaped_for_submissions_then_count_largest_and_total() {
         assertThat(liveness.shape()).isEqualTo(new SubmissionRules.ClusterShape(2, 8, 12));
     }
