@@ -86,7 +86,13 @@ class ScaleBenchmark {
             try (KafkaProducer<String, JobRequest> producer = infra.producer();
                  KafkaConsumer<String, JobEvent> events = infra.consumer(JobEvent.class)) {
                 events.subscribe(Set.of(Topics.JOB_EVENTS.name()));
-                events.poll(Duration.ofMillis(500));
+                // joined and positioned before the first submission: under load one short poll may not be
+                // enough, and a position taken later would start past the first jobs' events
+                org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> {
+                    events.poll(Duration.ofMillis(100));
+                    return !events.assignment().isEmpty();
+                });
+                events.assignment().forEach(events::position);
 
                 // 1. idle: one job after another through the API
                 List<Double> postMs = new ArrayList<>();
