@@ -40,10 +40,7 @@ class HeartbeatsReadLateTest {
 
     static final Duration WAIT = Duration.ofMinutes(3);
     static final Duration LOST_AFTER = Duration.ofSeconds(3);
-    /**
-     * Enough bad records that reading them takes several times {@link #LOST_AFTER} (each is a dead letter to
-     * write), written in far less: the heartbeats sent meanwhile are near its start, then none for seconds.
-     */
+    /** Enough bad records that reading them takes several times {@link #LOST_AFTER} (each is a dead letter to write). */
     static final int BACKLOG = Integer.getInteger("allot.backlog.records", 60_000);
 
     @Test
@@ -73,7 +70,12 @@ class HeartbeatsReadLateTest {
             await().atMost(WAIT).until(() -> commands.records().stream().anyMatch(r -> Events.startFor(r, job)));
             running.add(job);
 
-            // when a backlog lands on node-status ahead of the node's next heartbeats (same key, same partition)
+            // when a backlog lands on node-status ahead of the node's next heartbeats (same key, same partition),
+            // all of it on the broker before the instance reads again: it is frozen in a step meanwhile (a budget
+            // written makes that step write), as a slow commit on an overloaded broker would hold it
+            loop.pauseBeforeCommit();
+            events.budget(root + "/b", root, 1);
+            await().atMost(WAIT).until(loop::frozen);
             Random random = new Random(14);
             long writing = System.nanoTime();
             List<Future<RecordMetadata>> sent = new ArrayList<>();
@@ -85,6 +87,8 @@ class HeartbeatsReadLateTest {
             }
             raw.flush();
             RecordMetadata first = sent.get(0).get(1, TimeUnit.MINUTES);
+            sent.get(BACKLOG - 1).get(1, TimeUnit.MINUTES);
+            loop.resume();
             System.out.printf("HeartbeatsReadLateTest: %d bad records written in %.1f s%n", BACKLOG,
                     (System.nanoTime() - writing) / 1e9);
             long began = System.nanoTime();
@@ -111,6 +115,7 @@ class HeartbeatsReadLateTest {
                     .map(JobEvent::getPayload)).anyMatch(p -> p instanceof JobLost));
         } finally {
             agent.shutdownNow();
+            loop.resume();
             loop.stop();
             producer.close();
         }
