@@ -17,7 +17,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 /**
  * The loop's meters (Prometheus names in the README): passes and their duration, the last pass's time,
  * waiting and running jobs, the cluster's GPUs and how many are held, GPUs waiting per account,
- * decisions by kind, dead letters, consumer lag, inputs, transactions.
+ * decisions by kind, dead letters, consumer lag, inputs, transactions, expected-start refreshes.
  */
 final class LoopMetrics {
     static final String CONSUMER = "scheduler-service";
@@ -27,6 +27,7 @@ final class LoopMetrics {
     private final Supplier<SchedulerLoop.Status> status;
     private final Timer pass;
     private final Timer estimate;
+    private final Timer estimateCopy;
     private final Counter deadLetters;
     private final Counter inputs;
     private final Counter transactions;
@@ -41,7 +42,11 @@ final class LoopMetrics {
         this.pass = Timer.builder("allot.scheduler.pass").description("Duration of one scheduling pass")
                 .tag("cluster", cluster).publishPercentiles(0.5, 0.99).register(this.registry);
         this.estimate = Timer.builder("allot.scheduler.estimate.refresh")
-                .description("Duration of one refresh of the waiting jobs' expected starts (a forward run of the core)")
+                .description("Duration of one refresh of the waiting jobs' expected starts (the forward run of a copy"
+                        + " of the core, on the estimates thread)")
+                .tag("cluster", cluster).publishPercentiles(0.5, 0.99).register(this.registry);
+        this.estimateCopy = Timer.builder("allot.scheduler.estimate.copy")
+                .description("Time the loop's thread spends on one refresh of the expected starts (copying the core)")
                 .tag("cluster", cluster).publishPercentiles(0.5, 0.99).register(this.registry);
         this.deadLetters = Counter.builder("allot.dead.letters").tags("consumer", CONSUMER, "cluster", cluster)
                 .description("Input records sent to dead-letters").register(this.registry);
@@ -80,8 +85,14 @@ final class LoopMetrics {
         }
     }
 
+    /** A forward run's duration (called on the estimates thread). */
     void estimate(long nanos) {
         estimate.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** The loop thread's part of a refresh: the copy of the core. */
+    void estimateCopy(long nanos) {
+        estimateCopy.record(nanos, TimeUnit.NANOSECONDS);
     }
 
     void lag(Consumer<?, ?> consumer) {

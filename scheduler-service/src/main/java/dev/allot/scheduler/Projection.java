@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.Executor;
+import java.util.function.LongConsumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -488,9 +490,22 @@ public final class Projection {
         return estimates.due(now);
     }
 
-    /** Recomputes the expected start of every waiting job from the core as it stands; true if new figures came. */
+    /**
+     * Copies the core as it stands for new expected starts and hands the forward run on (to the thread given
+     * by {@link #estimateOn}, else run here); true if a forward run was handed over.
+     */
     public boolean refreshEstimates(long now) {
         return estimates.refresh(core, now);
+    }
+
+    /** Forward runs of the expected starts go to {@code executor} (one thread), their durations to {@code timer}. */
+    public void estimateOn(Executor executor, LongConsumer timer) {
+        estimates.runOn(executor, timer);
+    }
+
+    /** Whether new expected starts were published since the last call (the next snapshot should carry them). */
+    public boolean newEstimates() {
+        return estimates.takeUnseen();
     }
 
     /** The last refresh's expected starts (null before the first), as the next snapshot publishes them. */

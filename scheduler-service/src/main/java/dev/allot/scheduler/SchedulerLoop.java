@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.avro.specific.SpecificRecord;
 import java.util.Collection;
@@ -87,6 +88,8 @@ public final class SchedulerLoop implements Runnable {
     private volatile Thread thread;
     private volatile KafkaConsumer<byte[], byte[]> activeConsumer;
     private final CountDownLatch finished = new CountDownLatch(1);
+    /** Forward runs of the expected starts, off the loop's thread (StartEstimates); shut down when the loop ends. */
+    private final ExecutorService estimatesThread;
 
     /** A loop on a plaintext broker (tests, benchmarks). */
     public SchedulerLoop(Settings settings, MeterRegistry registry) {
@@ -103,6 +106,7 @@ public final class SchedulerLoop implements Runnable {
         this.reader = new InputReader(clients.reader(), settings.cluster());
         this.recovery = new Recovery(settings, clients);
         this.groupOnly = new ConsumerGroupMetadata(settings.groupId());
+        this.estimatesThread = StartEstimates.estimatesThread(settings.cluster());
     }
 
     public Status status() {
@@ -173,6 +177,7 @@ public final class SchedulerLoop implements Runnable {
             }
             setPhase(Phase.STOPPED);
         } finally {
+            estimatesThread.shutdownNow(); // a forward run in flight ends on its own; its figures go nowhere
             finished.countDown();
         }
     }
@@ -365,6 +370,7 @@ public final class SchedulerLoop implements Runnable {
     private void steps(Recovery.Rebuilt rebuilt, KafkaProducer<String, byte[]> producer,
             KafkaConsumer<byte[], byte[]> consumer, Role role) {
         Projection projection = rebuilt.projection();
+        projection.estimateOn(estimatesThread, metrics::estimate);
         long rebuiltAt = System.currentTimeMillis();
         long caughtUpRecords = 0;
         long tickMillis = settings.tick().toMillis();
@@ -465,7 +471,8 @@ public final class SchedulerLoop implements Runnable {
                 lastPassAt = now;
             }
             metrics.inputs(applied.size());
-            queueChanged |= decisions > 0 || !applied.isEmpty();
+            // new expected starts from the estimates thread count as a change: the next snapshot carries them
+            queueChanged |= projection.newEstimates() || decisions > 0 || !applied.isEmpty();
             if (tick) {
                 demand.sample(now, projection.demandByAccount(), out);
             }
@@ -491,20 +498,19 @@ public final class SchedulerLoop implements Runnable {
             if (changed || tick) {
                 publishStatus(phase, projection, lastPassAt, rebuilt);
             }
-            // After the commit: the step's decisions are out before the forward run reads the core.
+            // After the commit: the step's decisions are out before the core is copied. Only the copy is taken
+            // here; the forward run goes to the estimates thread, and a later snapshot carries its figures.
             if (projection.estimatesDue(now) && (projection.waitingCount() > 0 || projection.estimates() == null
                     || !projection.estimates().byJob().isEmpty())) {
                 long began = System.nanoTime();
-                if (projection.refreshEstimates(now)) {
-                    queueChanged = true; // the next snapshot carries the new figures
-                }
+                projection.refreshEstimates(now);
                 estimateNanos = System.nanoTime() - began;
-                metrics.estimate(estimateNanos);
+                metrics.estimateCopy(estimateNanos);
             }
             long stepNanos = System.nanoTime() - stepBegan;
             if (stepNanos > SLOW_STEP_NANOS) {
-                LOG.warnf("cluster %s: a step took %d ms (pass %d, queue snapshot %d, commit %d, expected starts %d; "
-                        + "%d records in, inputs %s, records out %s)", settings.cluster(), stepNanos / 1_000_000,
+                LOG.warnf("cluster %s: a step took %d ms (pass %d, queue snapshot %d, commit %d, expected starts' copy "
+                        + "%d; %d records in, inputs %s, records out %s)", settings.cluster(), stepNanos / 1_000_000,
                         passNanos / 1_000_000, snapshotNanos / 1_000_000, commitNanos / 1_000_000,
                         estimateNanos / 1_000_000, records.count(), countBy(applied, i -> i.getClass().getSimpleName()),
                         countBy(out, Output::topic));

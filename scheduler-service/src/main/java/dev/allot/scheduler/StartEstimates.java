@@ -1,18 +1,31 @@
 package dev.allot.scheduler;
 
 import dev.allot.core.Scheduler;
+import dev.allot.core.estimate.ForwardRun;
 import dev.allot.core.estimate.RunTimeModel;
 import dev.allot.core.estimate.StartEstimate;
 import dev.allot.core.estimate.StartEstimator;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongConsumer;
 import org.jboss.logging.Logger;
 
 /**
- * The expected starts the queue snapshot carries: the core's {@link StartEstimator} (a forward run of
- * the live core on a virtual clock) run at most once per interval. The estimator reads the live core,
- * which is single-threaded, so the loop runs it on its own thread between steps, after a step's
- * transaction is committed: a refresh delays the next poll, never a decision already taken. Between
- * refreshes the last figures are published; a job that arrived since has none yet.
+ * The expected starts the queue snapshot carries: the core's {@link StartEstimator} at most once per
+ * interval, in two parts. {@link #refresh}, on the loop's thread after a step's transaction is
+ * committed, takes what must be consistent with the live core, which is single-threaded: a copy of
+ * it and of the run-time figures ({@link StartEstimator#prepare}, cheap next to the run). The forward
+ * run, seconds of CPU on a large cluster, goes to the executor given by {@link #runOn} (the loop's
+ * estimates thread), so no decision waits for it; its figures are published when it ends and a later
+ * snapshot carries them. At most one refresh is in flight. Between refreshes the last figures are
+ * published; a job that arrived since the copy has none yet.
+ *
+ * <p>Until {@link #runOn} the forward run runs on the caller's thread (a projection outside the loop:
+ * tests, tools).
  */
 final class StartEstimates {
 
@@ -25,7 +38,14 @@ final class StartEstimates {
     private final StartEstimator estimator;
     private final long intervalMillis;
     private final long horizonMillis;
-    private Latest latest;
+    private volatile Executor forwardRuns = Runnable::run;
+    private volatile LongConsumer forwardRunNanos = nanos -> { };
+    private volatile Latest latest;
+    /** A forward run is prepared or running: no other starts (a copy of a large core is not small either). */
+    private final AtomicBoolean inFlight = new AtomicBoolean();
+    /** Figures were published that no snapshot has carried yet. */
+    private final AtomicBoolean unseen = new AtomicBoolean();
+    /** Touched by the caller of {@link #due} and {@link #refresh} only (the loop's thread). */
     private long nextAt = Long.MIN_VALUE;
 
     StartEstimates(RunTimeModel runTimes, Settings.Estimates settings) {
@@ -34,31 +54,79 @@ final class StartEstimates {
         this.estimator = new StartEstimator(runTimes, horizonMillis);
     }
 
-    /** Whether a refresh is allowed at {@code now}: the interval has passed since the last one. */
-    boolean due(long now) {
-        return intervalMillis > 0 && now >= nextAt;
+    /** The one thread forward runs of a cluster go to: a daemon (it must not hold the JVM up), named for it. */
+    static ExecutorService estimatesThread(String cluster) {
+        return Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "allot-estimates-" + cluster);
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /**
-     * Runs the estimator on the core as it stands at {@code now}. A failure keeps the previous figures
-     * (logged; the next try waits for the interval like any refresh).
+     * Forward runs from now on go to {@code executor} (one thread: runs never overlap), and each one's
+     * duration to {@code timer}.
+     */
+    void runOn(Executor executor, LongConsumer timer) {
+        this.forwardRuns = executor;
+        this.forwardRunNanos = timer;
+    }
+
+    /** Whether a refresh is allowed at {@code now}: the interval has passed since the last one, and none is in flight. */
+    boolean due(long now) {
+        return intervalMillis > 0 && now >= nextAt && !inFlight.get();
+    }
+
+    /**
+     * Copies the core as it stands at {@code now} and hands its forward run to the executor. A failure
+     * keeps the previous figures (logged; the next try waits for the interval like any refresh).
      *
-     * @return whether new figures were computed
+     * @return whether a forward run was handed over (false: one is still in flight, or the copy failed)
      */
     boolean refresh(Scheduler core, long now) {
+        if (!inFlight.compareAndSet(false, true)) {
+            return false;
+        }
         nextAt = now + intervalMillis;
+        boolean handed = false;
         try {
-            latest = new Latest(now, horizonMillis, Map.copyOf(estimator.estimate(core)));
-            return true;
+            ForwardRun run = estimator.prepare(core);
+            forwardRuns.execute(() -> complete(run, now));
+            handed = true;
+        } catch (RejectedExecutionException e) {
+            LOG.debug("no start estimate: the estimates thread is shut down (the loop is stopping)");
+        } catch (RuntimeException e) {
+            LOG.error("start estimate failed (copying the core); the previous estimates stay published", e);
+        } finally {
+            if (!handed) {
+                inFlight.set(false);
+            }
+        }
+        return handed;
+    }
+
+    /** The forward run, on the estimates thread: publishes its figures, or keeps the previous ones. */
+    private void complete(ForwardRun run, long copiedAt) {
+        long began = System.nanoTime();
+        try {
+            latest = new Latest(copiedAt, horizonMillis, Map.copyOf(run.run()));
+            unseen.set(true);
         } catch (RuntimeException e) {
             LOG.error("start estimate failed; the previous estimates stay published", e);
-            return false;
+        } finally {
+            forwardRunNanos.accept(System.nanoTime() - began);
+            inFlight.set(false);
         }
     }
 
     /** The last refresh's figures, null before the first. */
     Latest latest() {
         return latest;
+    }
+
+    /** Whether figures were published since the last call: the next snapshot should carry them. */
+    boolean takeUnseen() {
+        return unseen.getAndSet(false);
     }
 
     StartEstimator estimator() {

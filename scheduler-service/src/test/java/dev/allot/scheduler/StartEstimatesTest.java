@@ -1,7 +1,9 @@
 package dev.allot.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.allot.core.estimate.RunTimeModel;
 import dev.allot.core.estimate.StartEstimate;
 import dev.allot.core.estimate.StartEstimator;
 import dev.allot.schemas.JobState;
@@ -13,13 +15,18 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The expected starts as the scheduler-service publishes them: computed by the core's
  * {@link StartEstimator} on the projection's core at most once per interval, carried field by field
- * into the queue snapshot; the run-time model fed by every completed run.
+ * into the queue snapshot; the forward run on the estimates thread, one at a time, while the caller
+ * goes on; the run-time model fed by every completed run.
  */
 class StartEstimatesTest {
 
@@ -164,6 +171,118 @@ class StartEstimatesTest {
         // every basis of the core has its symbol in the schema
         for (StartEstimate.Basis b : StartEstimate.Basis.values()) {
             assertThat(StartEstimateBasis.valueOf(b.name())).isNotNull();
+        }
+    }
+
+    /**
+     * A run-time model whose forward run waits until the test lets it go, on any thread but the test's: there it
+     * notes the call and answers at once (the behaviour this guards against, a forward run on the calling thread,
+     * then fails an assertion instead of blocking the test).
+     */
+    static final class HeldRunTimes implements RunTimeModel {
+        final Thread caller = Thread.currentThread();
+        final CountDownLatch started = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final AtomicReference<Thread> ranOn = new AtomicReference<>();
+        volatile boolean fail;
+
+        @Override
+        public RunTime expectedRun(dev.allot.core.JobRequest request) {
+            ranOn.compareAndSet(null, Thread.currentThread());
+            if (Thread.currentThread() != caller) {
+                started.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (fail) {
+                throw new IllegalStateException("a forward run that fails");
+            }
+            return new RunTime(Duration.ofHours(1).toMillis(), StartEstimate.Basis.DECLARED);
+        }
+    }
+
+    @Test
+    void given_a_slow_forward_run_when_the_estimates_are_refreshed_then_it_runs_on_the_estimates_thread_and_the_caller_goes_on_deciding() {
+        // given a job waiting behind a full node, and estimates whose forward runs go to the estimates thread
+        submit("running", "lab/a", 8, null);
+        pass();
+        submit("next", "lab/b", 8, null);
+        pass();
+        HeldRunTimes held = new HeldRunTimes();
+        StartEstimates estimates = new StartEstimates(held, ESTIMATES);
+        ExecutorService thread = StartEstimates.estimatesThread(CLUSTER);
+        AtomicInteger timed = new AtomicInteger();
+        estimates.runOn(thread, nanos -> timed.incrementAndGet());
+        try {
+            long copiedAt = ++t;
+
+            // when a refresh is asked for, and its forward run is held
+            assertThat(estimates.refresh(projection.core(), copiedAt)).isTrue();
+            await().until(() -> held.started.getCount() == 0 || held.ranOn.get() == held.caller);
+
+            // then the caller got back at once: the run is on the estimates thread, not the caller's
+            assertThat(held.ranOn.get()).isNotSameAs(held.caller);
+            assertThat(held.ranOn.get().getName()).isEqualTo("allot-estimates-" + CLUSTER);
+            assertThat(held.ranOn.get().isDaemon()).isTrue();
+            assertThat(estimates.latest()).isNull();
+            // no second refresh starts while it runs, even once the interval has passed
+            assertThat(estimates.due(copiedAt + ESTIMATES.interval().toMillis())).isFalse();
+            assertThat(estimates.refresh(projection.core(), copiedAt + ESTIMATES.interval().toMillis())).isFalse();
+            // and the live core goes on deciding meanwhile: the running job ends, the next one is placed, one arrives
+            long placedAt = projection.core().job("running").orElseThrow().placedAtMillis();
+            apply(new Input.Exited(placedAt + 60_000, "running", "n1", 0, 0, false));
+            t = placedAt + 60_000;
+            pass();
+            assertThat(projection.core().job("next").orElseThrow().state()).isEqualTo(dev.allot.core.JobState.RUNNING);
+            submit("newcomer", "lab/a", 8, null);
+            pass();
+
+            // when the forward run is let go
+            held.release.countDown();
+            await().until(() -> estimates.latest() != null);
+
+            // then its figures are those of the copy: the jobs that waited then, at the copy's time
+            assertThat(estimates.latest().computedAtMillis()).isEqualTo(copiedAt);
+            assertThat(estimates.latest().byJob()).containsOnlyKeys("next");
+            assertThat(estimates.takeUnseen()).isTrue();
+            assertThat(estimates.takeUnseen()).isFalse();
+            await().until(() -> timed.get() == 1 && estimates.due(copiedAt + ESTIMATES.interval().toMillis()));
+        } finally {
+            held.release.countDown();
+            thread.shutdownNow();
+        }
+    }
+
+    @Test
+    void given_a_forward_run_that_fails_on_the_estimates_thread_then_the_previous_figures_stay_and_the_next_refresh_may_run() {
+        submit("running", "lab/a", 8, null);
+        pass();
+        submit("next", "lab/b", 8, null);
+        pass();
+        HeldRunTimes held = new HeldRunTimes();
+        held.release.countDown();
+        StartEstimates estimates = new StartEstimates(held, ESTIMATES);
+        ExecutorService thread = StartEstimates.estimatesThread(CLUSTER);
+        estimates.runOn(thread, nanos -> { });
+        try {
+            long first = ++t;
+            estimates.refresh(projection.core(), first);
+            await().until(() -> estimates.latest() != null && estimates.due(first + ESTIMATES.interval().toMillis()));
+            StartEstimates.Latest published = estimates.latest();
+            estimates.takeUnseen();
+
+            held.fail = true;
+            long second = first + ESTIMATES.interval().toMillis();
+            assertThat(estimates.refresh(projection.core(), second)).isTrue();
+            await().until(() -> estimates.due(second + ESTIMATES.interval().toMillis()));
+
+            assertThat(estimates.latest()).isSameAs(published);
+            assertThat(estimates.takeUnseen()).isFalse();
+        } finally {
+            thread.shutdownNow();
         }
     }
 

@@ -23,7 +23,8 @@ import java.util.HashMap;
  * the default's remainder. A declared duration is taken as is: what is left of it, or 0 once
  * passed.
  *
- * <p>Thread-safe (the service observes from its consumer and estimates on a timer).
+ * <p>Thread-safe (the service observes from its consumer and estimates on a timer); a forward run
+ * on another thread takes a {@link #snapshot}, which later runs do not change.
  */
 public final class LearnedRunTimes implements RunTimeModel {
 
@@ -69,6 +70,15 @@ public final class LearnedRunTimes implements RunTimeModel {
         }
         byShape.computeIfAbsent(shapeKey(request), k -> new Runs(statistic)).add(ranMillis);
         byAccount.computeIfAbsent(request.account(), k -> new Runs(statistic)).add(ranMillis);
+    }
+
+    /** A copy with the runs observed so far, that no later {@link #observe} changes. */
+    @Override
+    public synchronized LearnedRunTimes snapshot() {
+        LearnedRunTimes copy = new LearnedRunTimes(defaultMillis, statistic);
+        byShape.forEach((key, runs) -> copy.byShape.put(key, runs.copy()));
+        byAccount.forEach((key, runs) -> copy.byAccount.put(key, runs.copy()));
+        return copy;
     }
 
     @Override
@@ -134,6 +144,15 @@ public final class LearnedRunTimes implements RunTimeModel {
 
         int size() {
             return newest.size();
+        }
+
+        /** The same runs; the sorted arrays are shared (never written once made, only replaced). */
+        Runs copy() {
+            Runs c = new Runs(statistic);
+            c.newest.addAll(newest);
+            c.sorted = sorted;
+            c.suffix = suffix;
+            return c;
         }
 
         /** The statistic (lower median, or mean rounded down) of the runs longer than {@code than}, or -1 if none. */

@@ -18,6 +18,15 @@ public interface RunTimeModel {
         return new RunTime(Math.max(0, whole.millis() - Math.max(0, ranMillis)), whole.basis());
     }
 
+    /**
+     * The model as it stands, for a forward run on another thread ({@link StartEstimator#prepare}): a
+     * model that learns while jobs finish returns a copy that does not, so one run sees one set of
+     * figures and never contends with the thread that feeds the model. A fixed model returns itself.
+     */
+    default RunTimeModel snapshot() {
+        return this;
+    }
+
     /** @param basis DECLARED, LEARNED or DEFAULT (never BEYOND_HORIZON) */
     record RunTime(long millis, StartEstimate.Basis basis) {}
 }

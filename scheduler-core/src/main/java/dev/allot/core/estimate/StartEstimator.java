@@ -1,25 +1,22 @@
 package dev.allot.core.estimate;
 
-import dev.allot.core.Decision;
-import dev.allot.core.JobState;
 import dev.allot.core.JobView;
 import dev.allot.core.Scheduler;
 import dev.allot.core.SchedulerConfig;
 import dev.allot.core.UsageFeed;
 import dev.allot.core.policy.SchedulingPolicy;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
-import java.util.TreeSet;
 
 /**
  * Expected start of every waiting job: runs a copy of the live core forward on a virtual clock
  * (running jobs end at their expected end, no new arrivals) and notes when each waiting job is
  * first placed. The live core is not changed.
+ *
+ * <p>Two parts: {@link #prepare} reads the live core, on its thread (a copy, cheap next to the run),
+ * and {@link ForwardRun#run} runs the copy forward reading nothing of the live core, so a service can
+ * run it on a thread of its own while the core goes on deciding; {@link #estimate} does both.
  *
  * <p>The forward run ({@link Scheduler#copy}: same budgets, usage window, entitlement, nodes,
  * jobs, reservations; the copy charges its running jobs as virtual time passes, so ratios move as
@@ -78,8 +75,6 @@ public final class StartEstimator {
         }
     }
 
-
-
     private final RunTimeModel runTimes;
     private final long horizonMillis;
     private final Steps steps;
@@ -114,118 +109,36 @@ public final class StartEstimator {
         return lastPasses;
     }
 
-    private record End(long atMillis, String jobId, String cluster, long placedAt, StartEstimate.Basis basis)
-            implements Comparable<End> {
-        @Override
-        public int compareTo(End o) {
-            int c = Long.compare(atMillis, o.atMillis);
-            return c != 0 ? c : jobId.compareTo(o.jobId);
-        }
-    }
-
-    /** Estimates for every waiting job of every cluster, keyed by job id, in queue order per cluster. */
-    public Map<String, StartEstimate> estimate(Scheduler live) {
-        long now = live.nowMillis();
-        List<JobView> queue = new ArrayList<>();
+    /**
+     * The part of an estimate that reads the live core, on the live core's thread: the waiting jobs,
+     * a copy of the core ({@link Scheduler#copy}, one pass over its jobs and nodes) and the run-time
+     * figures as they stand ({@link RunTimeModel#snapshot}). The returned run reads none of the live
+     * core, so a service may run it on another thread while the live core goes on.
+     */
+    public ForwardRun prepare(Scheduler live) {
+        List<String> queue = new ArrayList<>();
         for (String cluster : live.clusters()) {
-            queue.addAll(live.waiting(cluster));
+            for (JobView j : live.waiting(cluster)) {
+                queue.add(j.jobId());
+            }
         }
-        LinkedHashMap<String, StartEstimate> out = new LinkedHashMap<>();
         if (queue.isEmpty()) {
-            return out;
-        }
-        HashSet<String> unplaced = new HashSet<>();
-        for (JobView j : queue) {
-            unplaced.add(j.jobId());
+            return new ForwardRun(live.nowMillis(), queue, null, runTimes, horizonMillis, steps);
         }
         SchedulingPolicy policy = preemption ? live.policy() : new WithoutPreemption(live.policy());
         SchedulerConfig config = live.config().withUsageFeed(UsageFeed.RUNNING_JOBS);
-        Scheduler sim = live.copy(config, policy);
+        return new ForwardRun(live.nowMillis(), queue, live.copy(config, policy), runTimes.snapshot(), horizonMillis,
+                steps);
+    }
 
-        HashMap<String, StartEstimate> found = new HashMap<>();
-        HashMap<String, StartEstimate.Basis> weakest = new HashMap<>();
-        PriorityQueue<End> ends = new PriorityQueue<>();
-        TreeSet<Long> wakes = new TreeSet<>();
-        for (JobView j : sim.jobs()) {
-            if (j.state() == JobState.RUNNING) {
-                RunTimeModel.RunTime rt = runTimes.expectedRemaining(j.request(), now - j.placedAtMillis());
-                ends.add(new End(now + rt.millis(), j.jobId(), j.cluster(), j.placedAtMillis(), rt.basis()));
-                if (j.protectedUntilMillis() > now) {
-                    wakes.add(j.protectedUntilMillis());
-                }
-            }
-        }
-        long horizonEnd = now + horizonMillis;
-        long t = now;
-        int passes = 0;
-        while (true) {
-            List<Decision> decisions = sim.schedule(t);
-            passes++;
-            for (Decision d : decisions) {
-                if (d instanceof Decision.Place p) {
-                    JobView j = sim.job(p.jobId()).orElseThrow();
-                    if (unplaced.remove(p.jobId())) {
-                        found.put(p.jobId(), new StartEstimate(p.jobId(), t,
-                                weakest.getOrDefault(j.cluster(), StartEstimate.Basis.DECLARED)));
-                    }
-                    RunTimeModel.RunTime rt = runTimes.expectedRun(j.request());
-                    ends.add(new End(t + rt.millis(), j.jobId(), j.cluster(), t, rt.basis()));
-                    if (p.protectedUntilMillis() > t) {
-                        wakes.add(p.protectedUntilMillis());
-                    }
-                } else if (d instanceof Decision.Reserve r && r.dueAtMillis() > t) {
-                    wakes.add(r.dueAtMillis());
-                }
-            }
-            if (unplaced.isEmpty() || passes >= steps.maxSteps()) {
-                break;
-            }
-            while (!ends.isEmpty() && stale(ends.peek(), sim)) {
-                ends.poll();
-            }
-            if (ends.isEmpty()) {
-                break; // nothing runs: nothing frees GPUs any more, no one to displace
-            }
-            long ahead = t - now;
-            long next = Math.min(ends.peek().atMillis(),
-                    t + Math.max(steps.tickMillis(), (long) (ahead * steps.stepFraction() * 5)));
-            Long wake = wakes.higher(t);
-            if (wake != null) {
-                next = Math.min(next, wake);
-            }
-            if (next > horizonEnd) {
-                break;
-            }
-            long stepEnd = next + Math.max(steps.minStepMillis(), (long) ((next - now) * steps.stepFraction()));
-            long last = next;
-            while (!ends.isEmpty() && ends.peek().atMillis() <= stepEnd) {
-                End e = ends.poll();
-                if (stale(e, sim)) {
-                    continue;
-                }
-                sim.jobFinished(e.atMillis(), e.jobId());
-                weakest.merge(e.cluster(), e.basis(), StartEstimator::weaker);
-                last = Math.max(last, e.atMillis());
-            }
-            wakes.headSet(last, true).clear();
-            t = Math.max(t, last);
-        }
-        lastPasses = passes;
-        for (JobView j : queue) {
-            StartEstimate e = found.get(j.jobId());
-            out.put(j.jobId(), e != null ? e
-                    : new StartEstimate(j.jobId(), horizonEnd, StartEstimate.Basis.BEYOND_HORIZON));
-        }
+    /**
+     * Estimates for every waiting job of every cluster, keyed by job id, in queue order per cluster:
+     * {@link #prepare} and {@link ForwardRun#run} on the caller's thread.
+     */
+    public Map<String, StartEstimate> estimate(Scheduler live) {
+        ForwardRun run = prepare(live);
+        Map<String, StartEstimate> out = run.run();
+        lastPasses = run.passes();
         return out;
-    }
-
-    /** The end belongs to a run that is over (the copy preempted or released the job since). */
-    private static boolean stale(End e, Scheduler sim) {
-        JobView j = sim.job(e.jobId()).orElse(null);
-        return j == null || j.state() != JobState.RUNNING || j.placedAtMillis() != e.placedAt();
-    }
-
-    private static StartEstimate.Basis weaker(StartEstimate.Basis a, StartEstimate.Basis b) {
-        return a.ordinal() >= b.ordinal() ? a : b;
     }
 }

@@ -96,6 +96,30 @@ class LearnedRunTimesTest {
     }
 
     @Test
+    void aSnapshotKeepsTheFiguresItWasTakenWith() {
+        // given three learned runs (a mean of 2 h) and a snapshot of the model
+        model.observe(job("a", 1, 8, -1), HOUR);
+        model.observe(job("a", 1, 8, -1), 2 * HOUR);
+        model.observe(job("a", 1, 8, -1), 3 * HOUR);
+        assertThat(model.expectedRun(job("a", 1, 8, -1)).millis()).isEqualTo(2 * HOUR); // sorted once here
+        RunTimeModel snapshot = model.snapshot();
+
+        // when the model learns more, of this team and of another
+        model.observe(job("a", 1, 8, -1), 10 * HOUR);
+        for (int i = 0; i < 3; i++) {
+            model.observe(job("b", 1, 8, -1), 5 * HOUR);
+        }
+
+        // then the snapshot still answers with the runs it was taken with, and the model with all of them
+        assertThat(snapshot.expectedRun(job("a", 1, 8, -1))).isEqualTo(new RunTime(2 * HOUR, Basis.LEARNED));
+        assertThat(snapshot.expectedRemaining(job("a", 1, 8, -1), 90 * MIN))
+                .isEqualTo(new RunTime(HOUR, Basis.LEARNED)); // the mean of its runs longer than 1.5 h, minus 1.5 h
+        assertThat(snapshot.expectedRun(job("b", 1, 8, -1))).isEqualTo(new RunTime(2 * HOUR, Basis.DEFAULT));
+        assertThat(model.expectedRun(job("a", 1, 8, -1))).isEqualTo(new RunTime(4 * HOUR, Basis.LEARNED));
+        assertThat(model.expectedRun(job("b", 1, 8, -1))).isEqualTo(new RunTime(5 * HOUR, Basis.LEARNED));
+    }
+
+    @Test
     void theDefaultMustBePositive() {
         assertThatThrownBy(() -> new LearnedRunTimes(0)).isInstanceOf(IllegalArgumentException.class);
     }

@@ -1,6 +1,7 @@
 package dev.allot.core.estimate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.allot.core.Decision;
 import dev.allot.core.JobRequest;
@@ -199,6 +200,44 @@ class StartEstimatorTest {
             assertThat(s.schedule(t)).isEqualTo(twin.schedule(t));
         }
         assertThat(describe(s)).isEqualTo(describe(twin));
+    }
+
+    @Test
+    void aPreparedRunAnswersForTheCoreAsItWasCopiedWhateverTheLiveCoreDoesMeanwhile() {
+        // given two cores built by the same calls, with jobs running and waiting
+        Scheduler twin = new Scheduler();
+        for (Scheduler c : List.of(s, twin)) {
+            c.defineBudget(T0, "org", null, 1);
+            c.defineBudget(T0, "a", "org", 1);
+            c.defineBudget(T0, "b", "org", 1);
+            c.registerNode(T0, new NodeSpec("c1", "n0", 8));
+            c.registerNode(T0, new NodeSpec("c1", "n1", 8));
+            c.submit(T0, job("r1", "a", 1, 8, HOUR, 2 * HOUR, T0));
+            c.submit(T0, job("r2", "b", 1, 8, HOUR, -1, T0));
+            c.schedule(T0);
+            c.submit(T0 + MIN, job("w1", "a", 1, 8, HOUR, HOUR, T0 + MIN));
+            c.submit(T0 + MIN, job("w2", "b", 2, 8, HOUR, -1, T0 + MIN));
+            c.schedule(T0 + MIN);
+        }
+
+        // when a run is prepared from one, which then goes on (a job ends, one arrives, a pass, a run learned)
+        ForwardRun run = estimator.prepare(s);
+        s.jobFinished(T0 + 2 * MIN, "r1");
+        s.submit(T0 + 2 * MIN, job("late", "b", 1, 8, HOUR, -1, T0 + 2 * MIN));
+        s.schedule(T0 + 2 * MIN);
+        runTimes.observe(job("x", "b", 1, 8, HOUR, -1, T0), 10 * MIN);
+        runTimes.observe(job("x", "b", 1, 8, HOUR, -1, T0), 10 * MIN);
+        runTimes.observe(job("x", "b", 1, 8, HOUR, -1, T0), 10 * MIN);
+        Map<String, StartEstimate> e = run.run();
+
+        // then it answers for the jobs that waited at the copy, as the untouched twin's estimate does
+        assertThat(run.nowMillis()).isEqualTo(T0 + MIN);
+        assertThat(run.waitingJobs()).isEqualTo(2);
+        assertThat(run.passes()).isPositive();
+        assertThat(e).containsOnlyKeys("w1", "w2").isEqualTo(new StartEstimator(new LearnedRunTimes(4 * HOUR), 2 * DAY)
+                .estimate(twin));
+        // and it runs once
+        assertThatThrownBy(run::run).isInstanceOf(IllegalStateException.class);
     }
 
     static String describe(Scheduler c) {

@@ -1,0 +1,168 @@
+package dev.allot.core.estimate;
+
+import dev.allot.core.Decision;
+import dev.allot.core.JobState;
+import dev.allot.core.JobView;
+import dev.allot.core.Scheduler;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.TreeSet;
+
+/**
+ * One estimate's forward run, prepared by {@link StartEstimator#prepare} from the live core: a copy
+ * of the core, the waiting jobs as they stood and the run-time figures as they stood. {@link #run}
+ * reads none of the live core, so it may run on another thread while the live core goes on
+ * deciding; the estimates are those of the jobs that waited at {@link #nowMillis}. Confined to one
+ * thread at a time and run once (the copy is used up by it).
+ */
+public final class ForwardRun {
+
+    private final long now;
+    /** The live core's waiting jobs, in queue order per cluster. */
+    private final List<String> queue;
+    /** The copy of the live core, null when nothing waits. */
+    private final Scheduler sim;
+    private final RunTimeModel runTimes;
+    private final long horizonMillis;
+    private final StartEstimator.Steps steps;
+    private boolean ran;
+    private int passes;
+
+    ForwardRun(long now, List<String> queue, Scheduler sim, RunTimeModel runTimes, long horizonMillis,
+            StartEstimator.Steps steps) {
+        this.now = now;
+        this.queue = List.copyOf(queue);
+        this.sim = sim;
+        this.runTimes = runTimes;
+        this.horizonMillis = horizonMillis;
+        this.steps = steps;
+    }
+
+    /** The live core's time when it was copied: where the forward run starts. */
+    public long nowMillis() {
+        return now;
+    }
+
+    /** How many jobs waited then (each gets an estimate). */
+    public int waitingJobs() {
+        return queue.size();
+    }
+
+    /** Passes the run took (0 before it ran, and when nothing waited). */
+    public int passes() {
+        return passes;
+    }
+
+    private record End(long atMillis, String jobId, String cluster, long placedAt, StartEstimate.Basis basis)
+            implements Comparable<End> {
+        @Override
+        public int compareTo(End o) {
+            int c = Long.compare(atMillis, o.atMillis);
+            return c != 0 ? c : jobId.compareTo(o.jobId);
+        }
+    }
+
+    /**
+     * Runs the copy forward (see {@link StartEstimator} for how it steps) and returns an estimate for
+     * every job that waited, keyed by job id, in queue order per cluster.
+     *
+     * @throws IllegalStateException when run a second time
+     */
+    public Map<String, StartEstimate> run() {
+        if (ran) {
+            throw new IllegalStateException("a forward run runs once: prepare another");
+        }
+        ran = true;
+        LinkedHashMap<String, StartEstimate> out = new LinkedHashMap<>();
+        if (queue.isEmpty()) {
+            return out;
+        }
+        HashSet<String> unplaced = new HashSet<>(queue);
+        HashMap<String, StartEstimate> found = new HashMap<>();
+        HashMap<String, StartEstimate.Basis> weakest = new HashMap<>();
+        PriorityQueue<End> ends = new PriorityQueue<>();
+        TreeSet<Long> wakes = new TreeSet<>();
+        for (JobView j : sim.jobs()) {
+            if (j.state() == JobState.RUNNING) {
+                RunTimeModel.RunTime rt = runTimes.expectedRemaining(j.request(), now - j.placedAtMillis());
+                ends.add(new End(now + rt.millis(), j.jobId(), j.cluster(), j.placedAtMillis(), rt.basis()));
+                if (j.protectedUntilMillis() > now) {
+                    wakes.add(j.protectedUntilMillis());
+                }
+            }
+        }
+        long horizonEnd = now + horizonMillis;
+        long t = now;
+        while (true) {
+            List<Decision> decisions = sim.schedule(t);
+            passes++;
+            for (Decision d : decisions) {
+                if (d instanceof Decision.Place p) {
+                    JobView j = sim.job(p.jobId()).orElseThrow();
+                    if (unplaced.remove(p.jobId())) {
+                        found.put(p.jobId(), new StartEstimate(p.jobId(), t,
+                                weakest.getOrDefault(j.cluster(), StartEstimate.Basis.DECLARED)));
+                    }
+                    RunTimeModel.RunTime rt = runTimes.expectedRun(j.request());
+                    ends.add(new End(t + rt.millis(), j.jobId(), j.cluster(), t, rt.basis()));
+                    if (p.protectedUntilMillis() > t) {
+                        wakes.add(p.protectedUntilMillis());
+                    }
+                } else if (d instanceof Decision.Reserve r && r.dueAtMillis() > t) {
+                    wakes.add(r.dueAtMillis());
+                }
+            }
+            if (unplaced.isEmpty() || passes >= steps.maxSteps()) {
+                break;
+            }
+            while (!ends.isEmpty() && stale(ends.peek())) {
+                ends.poll();
+            }
+            if (ends.isEmpty()) {
+                break; // nothing runs: nothing frees GPUs any more, no one to displace
+            }
+            long ahead = t - now;
+            long next = Math.min(ends.peek().atMillis(),
+                    t + Math.max(steps.tickMillis(), (long) (ahead * steps.stepFraction() * 5)));
+            Long wake = wakes.higher(t);
+            if (wake != null) {
+                next = Math.min(next, wake);
+            }
+            if (next > horizonEnd) {
+                break;
+            }
+            long stepEnd = next + Math.max(steps.minStepMillis(), (long) ((next - now) * steps.stepFraction()));
+            long last = next;
+            while (!ends.isEmpty() && ends.peek().atMillis() <= stepEnd) {
+                End e = ends.poll();
+                if (stale(e)) {
+                    continue;
+                }
+                sim.jobFinished(e.atMillis(), e.jobId());
+                weakest.merge(e.cluster(), e.basis(), ForwardRun::weaker);
+                last = Math.max(last, e.atMillis());
+            }
+            wakes.headSet(last, true).clear();
+            t = Math.max(t, last);
+        }
+        for (String jobId : queue) {
+            StartEstimate e = found.get(jobId);
+            out.put(jobId, e != null ? e : new StartEstimate(jobId, horizonEnd, StartEstimate.Basis.BEYOND_HORIZON));
+        }
+        return out;
+    }
+
+    /** The end belongs to a run that is over (the copy preempted or released the job since). */
+    private boolean stale(End e) {
+        JobView j = sim.job(e.jobId()).orElse(null);
+        return j == null || j.state() != JobState.RUNNING || j.placedAtMillis() != e.placedAt();
+    }
+
+    private static StartEstimate.Basis weaker(StartEstimate.Basis a, StartEstimate.Basis b) {
+        return a.ordinal() >= b.ordinal() ? a : b;
+    }
+}
