@@ -16,17 +16,18 @@ package dev.allot.core;
  *     allocated work waits (false: it runs on nodes held for the debug lane and on reserved nodes
  *     it may backfill, so the next allocated placement does not throw it away; with no allocated
  *     work waiting it goes anywhere)
- * @param laneDisplacesAllocated whether debug-lane jobs may displace allocated work (true by default;
- *     false: they take free GPUs, the lane's held nodes and unallocated work only; a debug job is
- *     short, so waiting for the lane's next end costs less than another job's restart)
+ * @param laneDisplacesAllocated whether debug-lane jobs may displace allocated work (false by default:
+ *     where the cluster holds nodes for the lane they take free GPUs, the lane's held nodes and
+ *     unallocated work only; a debug job is short, so waiting for the lane's next end costs less than
+ *     another job's restart. A cluster that holds no lane node lets them, as any job of their account)
  * @param heldReservations whether a reservation whose holder may preempt is held by its job until it
- *     starts (false by default; see scheduler-core/README "Reservations"): not taken over, its nodes
+ *     starts (true by default; see scheduler-core/README "Reservations"): not taken over, its nodes
  *     kept, release times judged at the time they happen
  */
 public record Goodput(long restartMillis, long noThrashMillis, long maxLossPerGpuMillis, boolean unallocatedBesideBacklog,
         boolean laneDisplacesAllocated, boolean heldReservations) {
     public Goodput(long restartMillis, long noThrashMillis, long maxLossPerGpuMillis, boolean unallocatedBesideBacklog) {
-        this(restartMillis, noThrashMillis, maxLossPerGpuMillis, unallocatedBesideBacklog, true, false);
+        this(restartMillis, noThrashMillis, maxLossPerGpuMillis, unallocatedBesideBacklog, false, true);
     }
 
     public Goodput {

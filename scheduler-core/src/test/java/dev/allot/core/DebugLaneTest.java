@@ -123,6 +123,43 @@ class DebugLaneTest {
         assertThat(f.state("train-2")).isEqualTo(JobState.WAITING);
     }
 
+    /**
+     * hog's protected window ended on n000 ten minutes ago; n001 runs other's fresh debug job; then fresh
+     * (nothing used) submits a debug job: it may displace hog's work by ratio and share.
+     */
+    private static List<Decision> aDebugJobMeetsAllocatedWork(DebugLane lane) {
+        Fixture f = new Fixture(SchedulerConfig.defaults().withDebugLane(lane)).teams("fresh", "hog", "other")
+                .nodes("c1", 2, 8);
+        f.submit("first-debug", "hog", 1, 1, 5 * MIN, false);
+        f.schedule();
+        f.s.jobFinished(f.now, "first-debug");
+        f.submit("hog-train", "hog", 1, 8, HOUR, true);
+        f.schedule();
+        f.advance(HOUR + 10 * MIN); // (within the loss cap of 2 h per GPU)
+        f.submit("other-debug", "other", 1, 8, 10 * MIN, true);
+        f.schedule();
+        assertThat(f.state("other-debug")).isEqualTo(JobState.RUNNING);
+        f.advance(MIN);
+        f.submit("fresh-debug", "fresh", 1, 8, 10 * MIN, true);
+        return f.schedule();
+    }
+
+    @Test
+    void whereTheLaneHoldsNodesADebugJobWaitsForThemRatherThanDisplaceAllocatedWork() {
+        // one node in two held: the debug job waits for the lane's next end (Goodput.laneDisplacesAllocated off)
+        List<Decision> d = aDebugJobMeetsAllocatedWork(new DebugLane(15 * MIN, 8, 8, 2));
+        assertThat(Fixture.only(d, Decision.Preempt.class)).isEmpty();
+        assertThat(Fixture.only(d, Decision.Place.class)).isEmpty();
+    }
+
+    @Test
+    void whereTheLaneHoldsNoNodeADebugJobDisplacesAllocatedWorkLikeAnyJobOfItsAccount() {
+        // no node held (a small cluster): a team whose jobs are all short would never take back its share
+        List<Decision> d = aDebugJobMeetsAllocatedWork(NO_RESERVE);
+        assertThat(Fixture.only(d, Decision.Preempt.class)).extracting(Decision.Preempt::jobId)
+                .containsExactly("hog-train");
+    }
+
     @Test
     void theHeldNodesFollowTheLanesDemandWithinTheCap() {
         // given four nodes and a cap of one node in two: nothing is held before any debug work

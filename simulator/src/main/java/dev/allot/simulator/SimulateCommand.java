@@ -94,19 +94,20 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Budget policy: a side of the tree whose ratio is below this keeps its running work (default: ${DEFAULT-VALUE}, off).")
     double protectedRatio;
 
-    @Option(names = "--protected-fraction", defaultValue = "0",
+    @Option(names = "--protected-fraction", defaultValue = "1",
             description = "Budget policy's share rule: a team displaces allocated work only while it runs less than its"
                     + " share of the cluster, and a side keeps its running work while it runs no more than this times"
-                    + " its share; 0: off (default: ${DEFAULT-VALUE}).")
+                    + " its share; 0: off (default: ${DEFAULT-VALUE}, the core's).")
     double protectedFraction;
 
-    @Option(names = "--lane-keeps-allocated",
-            description = "Goodput: debug-lane jobs displace unallocated work only, never allocated work.")
+    @Option(names = "--lane-keeps-allocated", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Goodput: where the cluster holds nodes for the debug lane, lane jobs displace unallocated work"
+                    + " only, never allocated work (default: ${DEFAULT-VALUE}, the core's; --no-lane-keeps-allocated: off).")
     boolean laneKeepsAllocated;
 
-    @Option(names = "--held-reservations",
+    @Option(names = "--held-reservations", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Goodput: a reservation whose holder may preempt is held by its job until it starts (not taken"
-                    + " over, its nodes kept).")
+                    + " over, its nodes kept; default: ${DEFAULT-VALUE}, the core's; --no-held-reservations: off).")
     boolean heldReservations;
 
     @Option(names = "--max-loss-minutes", defaultValue = "120",

@@ -135,7 +135,8 @@ public final class ForwardRun {
             if (next > horizonEnd) {
                 break;
             }
-            long stepEnd = next + Math.max(steps.minStepMillis(), (long) ((next - now) * steps.stepFraction()));
+            long stepEnd = Math.min(horizonEnd, // (a start past the horizon is BEYOND_HORIZON)
+                    next + Math.max(steps.minStepMillis(), (long) ((next - now) * steps.stepFraction())));
             long last = next;
             while (!ends.isEmpty() && ends.peek().atMillis() <= stepEnd) {
                 End e = ends.poll();

@@ -228,7 +228,8 @@ public final class PassContext implements PolicyContext {
      * May {@code preemptor} displace {@code victim} (past its protection, or unallocated)? Not a job
      * placed by displacing others within the no-thrash window, nor a job of an account that displaced
      * one of the preemptor's account within it; otherwise unallocated work always, allocated work when
-     * the policy allows it.
+     * the policy allows it (and, unless {@code Goodput.laneDisplacesAllocated}, not by a lane job where
+     * the cluster holds nodes for the lane: it waits for them).
      */
     public boolean displaceable(Job preemptor, Job victim) {
         if (victim.guardedUntilMillis() > t) {
@@ -239,7 +240,7 @@ public final class PassContext implements PolicyContext {
         }
         return victim.unallocated() ? displacement.unguarded(preemptor, victim.accountId())
                 : displacement.allowed(preemptor, victim) && displacesAllocatedNow(preemptor)
-                        && (config.goodput().laneDisplacesAllocated() || !cs.inLaneGroup(preemptor));
+                        && (config.goodput().laneDisplacesAllocated() || !cs.inLaneGroup(preemptor) || cs.laneNodes.isEmpty());
     }
 
     /**

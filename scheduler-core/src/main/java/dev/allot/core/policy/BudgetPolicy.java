@@ -15,8 +15,8 @@ public final class BudgetPolicy implements SchedulingPolicy {
 
     /** The protected ratio's default: off (see {@link #protectedRatio()}; the sensitivity is in docs/benchmarks.md). */
     public static final double DEFAULT_PROTECTED_RATIO = 0;
-    /** The protected fraction's default: 0, the share rule off (1: see {@link #BudgetPolicy(double, double, double)}). */
-    public static final double DEFAULT_PROTECTED_FRACTION = 0;
+    /** The protected fraction's default: 1, the share rule on (0: off; see {@link #BudgetPolicy(double, double, double)}). */
+    public static final double DEFAULT_PROTECTED_FRACTION = 1;
 
     private final double margin;
     private final double protectedRatio;

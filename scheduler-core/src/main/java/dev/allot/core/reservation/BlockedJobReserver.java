@@ -25,6 +25,14 @@ public final class BlockedJobReserver {
     private final HashSet<String> confirmed = new HashSet<>();
     /** Held reservations kept at the pass's start (see {@link #keepHeld}), confirmed when their holder is walked. */
     private final HashSet<String> kept = new HashSet<>();
+    /**
+     * The most GPUs (whole gang) of a blocked job this pass that found every slot held by a job ranked
+     * after it (held reservations): no smaller job further down makes a new reservation then. A holder
+     * that starts in this pass frees its slot; a smaller, lower-ranked job taking it would be held
+     * again at the next pass, and so on, while the first-ranked large job never got one (a cluster kept
+     * full by 1-2 GPU jobs starved an 8 x 8 job: ReservationTest). A job as large may take it.
+     */
+    private int refusedGpus;
 
     public BlockedJobReserver(PassContext p) {
         this.p = p;
@@ -175,6 +183,9 @@ public final class BlockedJobReserver {
             }
             book.drop(own);
         }
+        if (j.request().replicas() * gpus < refusedGpus) {
+            return false; // a slot freed later in this pass goes to that better-ranked job at the next
+        }
         if (book.size() >= max) {
             // take over the reservation of a job ranked after this one (not confirmed yet in this pass)
             Reservation later = null;
@@ -184,6 +195,7 @@ public final class BlockedJobReserver {
                 }
             }
             if (later == null) {
+                refusedGpus = Math.max(refusedGpus, j.request().replicas() * gpus);
                 return false;
             }
             book.drop(later);

@@ -102,10 +102,10 @@ class StartEstimatorTest {
         // protected 8 h
         List<Decision> d = submitAndPass(T0 + MIN, job("big", "big", 2, 8, HOUR, HOUR, T0 + MIN),
                 job("s", "small", 1, 4, 8 * HOUR, 10 * HOUR, T0 + MIN));
-        // big holds both nodes until the protected windows end (8 h): s would run and be protected past
-        // that, so it waits
+        // big holds both nodes until b's declared end (3 h, sooner than the protected windows' 8 h: held
+        // reservations judge releases when they happen): s would run and be protected past that, so it waits
         assertThat(d).anyMatch(x -> x instanceof Decision.Reserve r && r.jobId().equals("big")
-                && r.dueAtMillis() == T0 + 8 * HOUR);
+                && r.dueAtMillis() == T0 + 3 * HOUR);
         assertThat(d).noneMatch(x -> x instanceof Decision.Place);
 
         Map<String, StartEstimate> e = estimator.estimate(s);
