@@ -26,13 +26,14 @@ public final class BlockedJobReserver {
     /** Held reservations kept at the pass's start (see {@link #keepHeld}), confirmed when their holder is walked. */
     private final HashSet<String> kept = new HashSet<>();
     /**
-     * The most GPUs (whole gang) of a blocked job this pass that found every slot held by a job ranked
-     * after it (held reservations): no smaller job further down makes a new reservation then. A holder
-     * that starts in this pass frees its slot; a smaller, lower-ranked job taking it would be held
-     * again at the next pass, and so on, while the first-ranked large job never got one (a cluster kept
-     * full by 1-2 GPU jobs starved an 8 x 8 job: ReservationTest). A job as large may take it.
+     * A blocked job found every slot held by a job ranked after it (held reservations). No job further
+     * down this pass makes a new reservation then: a holder that starts in this pass frees its slot for
+     * that better-ranked job at the next pass. Otherwise a lower-ranked job would take it and be held
+     * in turn, and so on: a cluster kept full by 1-2 GPU jobs starved an 8 x 8 job (ReservationTest),
+     * and one team's jobs passed a node's slot among themselves while the other team ranked first
+     * (WhatIfTest).
      */
-    private int refusedGpus;
+    private boolean refusedForRoom;
 
     public BlockedJobReserver(PassContext p) {
         this.p = p;
@@ -183,7 +184,7 @@ public final class BlockedJobReserver {
             }
             book.drop(own);
         }
-        if (j.request().replicas() * gpus < refusedGpus) {
+        if (refusedForRoom) {
             return false; // a slot freed later in this pass goes to that better-ranked job at the next
         }
         if (book.size() >= max) {
@@ -195,7 +196,7 @@ public final class BlockedJobReserver {
                 }
             }
             if (later == null) {
-                refusedGpus = Math.max(refusedGpus, j.request().replicas() * gpus);
+                refusedForRoom = true;
                 return false;
             }
             book.drop(later);
