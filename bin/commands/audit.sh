@@ -6,6 +6,8 @@
 # help: replay took it too (exit 1 when one differs). Needs only the broker and the registry (bin/allot infra up).
 # help: Reads Kafka as the read-only 'analyst' principal of the secured local broker; ALLOT_KAFKA_CONFIG=FILE
 # help: (a client properties file, e.g. from 'bin/allot kafka-credentials') reads as another, or another broker.
+# help: Replays with the default preemption rules; when the live scheduler runs others, pass them as
+# help: JAVA_TOOL_OPTIONS="-Dallot.scheduler.preemption.protected-fraction=0 ..." (scheduler-service/README).
 # shellcheck shell=bash
 use_jdk
 [ $# -ge 1 ] || die "usage: bin/allot audit JOB [--cluster C]"

@@ -78,7 +78,9 @@ public final class Audit {
                 && !agentReport(e)).map(l -> (JobEvent) l.event()).toList();
 
         // The replay: inputs in timestamp order, a pass at every time the live scheduler decided.
-        Settings settings = Settings.of(bootstrap, registry, cluster);
+        // the live instances' preemption rules, when they are not the defaults: -Dallot.scheduler.preemption.*
+        Settings settings = Settings.of(bootstrap, registry, cluster)
+                .withPreemption(Settings.Preemption.from(System::getProperty));
         Projection projection = new Projection(settings);
         RecordMapper mapper = new RecordMapper(cluster);
         TreeSet<Long> passes = new TreeSet<>();

@@ -68,9 +68,9 @@ public final class Projection {
     public Projection(Settings settings) {
         this.cluster = settings.cluster();
         this.usageFromAccounting = !"running-jobs".equals(settings.usageFeed());
-        SchedulerConfig config = SchedulerConfig.defaults()
+        SchedulerConfig config = settings.preemption().applyTo(SchedulerConfig.defaults())
                 .withUsageFeed(usageFromAccounting ? UsageFeed.USAGE_RECORDS : UsageFeed.RUNNING_JOBS);
-        this.core = new Scheduler(config);
+        this.core = new Scheduler(config, settings.preemption().policy());
         this.rules = new SubmissionRules(cluster, config.maxMinRuntimeMillis());
         this.liveness = new NodeLiveness(settings.lostAfter().toMillis());
         this.writer = new DecisionWriter(cluster, settings.stopGraceSeconds(), new Facts());

@@ -52,6 +52,18 @@ public class SchedulerService {
     @ConfigProperty(name = "allot.scheduler.default-run-time", defaultValue = "1h")
     Duration defaultRunTime;
 
+    @ConfigProperty(name = "allot.scheduler.preemption.margin", defaultValue = "0.1")
+    double preemptionMargin;
+
+    @ConfigProperty(name = "allot.scheduler.preemption.protected-fraction", defaultValue = "1")
+    double protectedFraction;
+
+    @ConfigProperty(name = "allot.scheduler.preemption.lane-keeps-allocated", defaultValue = "true")
+    boolean laneKeepsAllocated;
+
+    @ConfigProperty(name = "allot.scheduler.preemption.held-reservations", defaultValue = "true")
+    boolean heldReservations;
+
     @ConfigProperty(name = "allot.scheduler.failover-after", defaultValue = "10s")
     Duration failoverAfter;
 
@@ -81,7 +93,8 @@ public class SchedulerService {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, demandInterval,
                 snapshotMinInterval, snapshotMaxEntries, stopGraceSeconds, usageFeed,
                 new Settings.Estimates(estimateInterval, estimateHorizon, defaultRunTime),
-                new Settings.Standby(failoverAfter, stallLimit));
+                new Settings.Standby(failoverAfter, stallLimit),
+                new Settings.Preemption(preemptionMargin, protectedFraction, laneKeepsAllocated, heldReservations));
     }
 
     public SchedulerLoop loop() {

@@ -1,5 +1,8 @@
 package dev.allot.scheduler;
 
+import dev.allot.core.Goodput;
+import dev.allot.core.SchedulerConfig;
+import dev.allot.core.policy.BudgetPolicy;
 import java.time.Duration;
 
 /**
@@ -9,6 +12,7 @@ import java.time.Duration;
  * @param usageFeed {@code budget-usage} (the accounting-service's rolling usage feeds the core's
  *     ledger) or {@code running-jobs} (the core charges the jobs it placed)
  * @param estimates how the expected start of waiting jobs is computed and how often
+ * @param preemption when the core preempts (the defaults are the core's)
  */
 public record Settings(
         String bootstrapServers,
@@ -22,7 +26,67 @@ public record Settings(
         int stopGraceSeconds,
         String usageFeed,
         Estimates estimates,
-        Standby standby) {
+        Standby standby,
+        Preemption preemption) {
+
+    public Settings(String bootstrapServers, String registryUrl, String cluster, Duration tick, Duration lostAfter,
+            Duration demandInterval, Duration snapshotMinInterval, int snapshotMaxEntries, int stopGraceSeconds,
+            String usageFeed, Estimates estimates, Standby standby) {
+        this(bootstrapServers, registryUrl, cluster, tick, lostAfter, demandInterval, snapshotMinInterval,
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, standby, Preemption.DEFAULTS);
+    }
+
+    /**
+     * When the core preempts (README, "Preemption"; scheduler-core/README "Preemption" for the rules). Every
+     * instance of a cluster, and a replay of its log, must run the same values: decisions are re-derived
+     * from the log with them.
+     *
+     * @param margin how much higher the victim's side's ratio must be than the preemptor's (0.1)
+     * @param protectedFraction the share rule: a team displaces allocated work only while it runs less than
+     *     its share of the cluster, and only from a side running more than this times its share (1; 0: off)
+     * @param laneKeepsAllocated where the cluster holds nodes for the debug lane, lane jobs wait for them
+     *     instead of displacing allocated work (true)
+     * @param heldReservations a reservation whose holder may preempt stays with its job until it starts
+     *     (true)
+     */
+    public record Preemption(double margin, double protectedFraction, boolean laneKeepsAllocated,
+            boolean heldReservations) {
+        public static final Preemption DEFAULTS = new Preemption(SchedulerConfig.defaults().preemptionMargin(),
+                BudgetPolicy.DEFAULT_PROTECTED_FRACTION, !Goodput.defaults().laneDisplacesAllocated(),
+                Goodput.defaults().heldReservations());
+
+        public Preemption {
+            if (margin < 0 || protectedFraction < 0) {
+                throw new IllegalArgumentException("allot.scheduler.preemption: margin and protected-fraction must not"
+                        + " be negative (" + margin + ", " + protectedFraction + ")");
+            }
+        }
+
+        /**
+         * The rules from {@code allot.scheduler.preemption.*} keys as {@code lookup} finds them (system
+         * properties for the audit), each missing key at its default.
+         */
+        public static Preemption from(java.util.function.UnaryOperator<String> lookup) {
+            String m = lookup.apply("allot.scheduler.preemption.margin");
+            String f = lookup.apply("allot.scheduler.preemption.protected-fraction");
+            String l = lookup.apply("allot.scheduler.preemption.lane-keeps-allocated");
+            String h = lookup.apply("allot.scheduler.preemption.held-reservations");
+            return new Preemption(m != null ? Double.parseDouble(m) : DEFAULTS.margin,
+                    f != null ? Double.parseDouble(f) : DEFAULTS.protectedFraction,
+                    l != null ? Boolean.parseBoolean(l) : DEFAULTS.laneKeepsAllocated,
+                    h != null ? Boolean.parseBoolean(h) : DEFAULTS.heldReservations);
+        }
+
+        /** {@code base} with these rules. */
+        public SchedulerConfig applyTo(SchedulerConfig base) {
+            return base.withPreemptionMargin(margin).withGoodput(base.goodput()
+                    .withLaneDisplacingAllocated(!laneKeepsAllocated).withHeldReservations(heldReservations));
+        }
+
+        public BudgetPolicy policy() {
+            return new BudgetPolicy(margin, BudgetPolicy.DEFAULT_PROTECTED_RATIO, protectedFraction);
+        }
+    }
 
     /**
      * How the cluster's instances share the active role (README, "Standby"): the consumer group elects one
@@ -61,27 +125,32 @@ public record Settings(
 
     public Settings withTick(Duration d) {
         return new Settings(bootstrapServers, registryUrl, cluster, d, lostAfter, demandInterval, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, standby);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, standby, preemption);
     }
 
     public Settings withLostAfter(Duration d) {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, d, demandInterval, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, standby);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, standby, preemption);
     }
 
     public Settings withDemandInterval(Duration d) {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, d, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, standby);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, standby, preemption);
     }
 
     public Settings withEstimates(Estimates e) {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, demandInterval, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed, e, standby);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, e, standby, preemption);
+    }
+
+    public Settings withPreemption(Preemption p) {
+        return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, demandInterval, snapshotMinInterval,
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, standby, p);
     }
 
     public Settings withStandby(Standby s) {
         return new Settings(bootstrapServers, registryUrl, cluster, tick, lostAfter, demandInterval, snapshotMinInterval,
-                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, s);
+                snapshotMaxEntries, stopGraceSeconds, usageFeed, estimates, s, preemption);
     }
 
     /** Transactional id: one per cluster, so the instance that becomes active fences any older one. */
