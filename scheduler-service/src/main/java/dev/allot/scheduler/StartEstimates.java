@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -47,8 +48,21 @@ final class StartEstimates {
     private final AtomicBoolean unseen = new AtomicBoolean();
     /** Touched by the caller of {@link #due} and {@link #refresh} only (the loop's thread). */
     private long nextAt = Long.MIN_VALUE;
+    private final LongSupplier nanoClock;
+    /**
+     * After a forward run that took longer than the interval, none starts again before as long as it took has
+     * passed (on {@link #nanoClock}): on a large cluster the estimates thread is then busy at most half the time
+     * instead of all of it, leaving the CPU to the loop and the other services.
+     */
+    private volatile long restUntilNanos;
+    private volatile boolean resting;
 
     StartEstimates(RunTimeModel runTimes, Settings.Estimates settings) {
+        this(runTimes, settings, System::nanoTime);
+    }
+
+    StartEstimates(RunTimeModel runTimes, Settings.Estimates settings, LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
         this.horizonMillis = settings.horizon().toMillis();
         this.intervalMillis = settings.enabled() ? settings.interval().toMillis() : -1;
         this.estimator = new StartEstimator(runTimes, horizonMillis);
@@ -72,9 +86,13 @@ final class StartEstimates {
         this.forwardRunNanos = timer;
     }
 
-    /** Whether a refresh is allowed at {@code now}: the interval has passed since the last one, and none is in flight. */
+    /**
+     * Whether a refresh is allowed at {@code now}: the interval has passed since the last one, none is in flight,
+     * and the rest after the last forward run (as long as it took, if longer than the interval) is over.
+     */
     boolean due(long now) {
-        return intervalMillis > 0 && now >= nextAt && !inFlight.get();
+        return intervalMillis > 0 && now >= nextAt && !inFlight.get()
+                && (!resting || nanoClock.getAsLong() - restUntilNanos >= 0);
     }
 
     /**
@@ -107,15 +125,19 @@ final class StartEstimates {
 
     /** The forward run, on the estimates thread: publishes its figures, or keeps the previous ones. */
     private void complete(ForwardRun run, long copiedAt) {
-        long began = System.nanoTime();
+        long began = nanoClock.getAsLong();
         try {
             latest = new Latest(copiedAt, horizonMillis, Map.copyOf(run.run()));
             unseen.set(true);
         } catch (RuntimeException e) {
             LOG.error("start estimate failed; the previous estimates stay published", e);
         } finally {
-            forwardRunNanos.accept(System.nanoTime() - began);
+            long ended = nanoClock.getAsLong();
+            long took = ended - began;
+            restUntilNanos = ended + took;
+            resting = took > intervalMillis * 1_000_000L;
             inFlight.set(false);
+            forwardRunNanos.accept(ended - began);
         }
     }
 

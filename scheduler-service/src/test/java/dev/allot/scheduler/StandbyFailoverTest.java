@@ -146,9 +146,10 @@ class StandbyFailoverTest {
         // then the standby takes over, rebuilds the running jobs and places c once
         await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> assertThat(startsOf(c)).hasSize(1));
         long firstDecisionAt = System.currentTimeMillis(); // seen by the tail: a few ms after the commit
+        // (the status is published after the step's commit: the tail may see c's start first)
+        await().atMost(WAIT).untilAsserted(() -> assertThat(standby.status().runningJobs()).containsKeys(a, b, c));
         assertThat(standby.status().phase()).isEqualTo(SchedulerLoop.Phase.RUNNING);
         assertThat(standby.status().rebuiltFromRecords()).isPositive();
-        assertThat(standby.status().runningJobs()).containsKeys(a, b, c);
         String d = events.submit(team, 1, 1, 600);
         await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(d)).hasSize(1));
         // (the job-events and node-commands tails are read by two consumers: wait until both have the decisions)

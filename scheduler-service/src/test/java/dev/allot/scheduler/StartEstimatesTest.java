@@ -257,6 +257,42 @@ class StartEstimatesTest {
     }
 
     @Test
+    void given_a_forward_run_that_took_longer_than_the_interval_when_it_ends_then_the_next_waits_as_long_again() {
+        // given a forward run that takes 20 s on the estimates' clock, twice the interval
+        submit("running", "lab/a", 8, null);
+        pass();
+        submit("next", "lab/b", 8, null);
+        pass();
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        RunTimeModel slow = request -> {
+            clock.compareAndSet(0, 20_000_000_000L);
+            return new RunTimeModel.RunTime(Duration.ofHours(1).toMillis(), StartEstimate.Basis.DECLARED);
+        };
+        StartEstimates estimates = new StartEstimates(slow, ESTIMATES, clock::get);
+        ExecutorService thread = StartEstimates.estimatesThread(CLUSTER);
+        AtomicInteger timed = new AtomicInteger();
+        estimates.runOn(thread, nanos -> timed.incrementAndGet());
+        try {
+            long first = ++t;
+            assertThat(estimates.refresh(projection.core(), first)).isTrue();
+
+            // when it has ended (timed last)
+            await().until(() -> timed.get() == 1);
+            assertThat(estimates.latest()).isNotNull();
+
+            // then no refresh is due for another 20 s, however late the loop's clock
+            long later = first + 10 * ESTIMATES.interval().toMillis();
+            assertThat(estimates.due(later)).isFalse();
+            clock.set(39_999_999_999L);
+            assertThat(estimates.due(later)).isFalse();
+            clock.set(40_000_000_000L);
+            assertThat(estimates.due(later)).isTrue();
+        } finally {
+            thread.shutdownNow();
+        }
+    }
+
+    @Test
     void given_a_forward_run_that_fails_on_the_estimates_thread_then_the_previous_figures_stay_and_the_next_refresh_may_run() {
         submit("running", "lab/a", 8, null);
         pass();
