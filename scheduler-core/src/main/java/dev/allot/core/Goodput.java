@@ -20,9 +20,9 @@ package dev.allot.core;
  *     where the cluster holds nodes for the lane they take free GPUs, the lane's held nodes and
  *     unallocated work only; a debug job is short, so waiting for the lane's next end costs less than
  *     another job's restart. A cluster that holds no lane node lets them, as any job of their account)
- * @param heldReservations whether a reservation of several nodes whose holder may preempt is held by its job until it
- *     starts (true by default; see scheduler-core/README "Reservations"): not taken over, its nodes
- *     kept, release times judged at the time they happen
+ * @param heldReservations whether a reservation of several nodes whose holder may preempt is held by
+ *     its job until it starts (true by default; see scheduler-core/README "Reservations"): not taken
+ *     over, its nodes kept, release times judged at the time they happen
  */
 public record Goodput(long restartMillis, long noThrashMillis, long maxLossPerGpuMillis, boolean unallocatedBesideBacklog,
         boolean laneDisplacesAllocated, boolean heldReservations) {

@@ -52,18 +52,6 @@ public class SchedulerService {
     @ConfigProperty(name = "allot.scheduler.default-run-time", defaultValue = "1h")
     Duration defaultRunTime;
 
-    @ConfigProperty(name = "allot.scheduler.preemption.margin", defaultValue = "0.1")
-    double preemptionMargin;
-
-    @ConfigProperty(name = "allot.scheduler.preemption.protected-fraction", defaultValue = "1")
-    double protectedFraction;
-
-    @ConfigProperty(name = "allot.scheduler.preemption.lane-keeps-allocated", defaultValue = "true")
-    boolean laneKeepsAllocated;
-
-    @ConfigProperty(name = "allot.scheduler.preemption.held-reservations", defaultValue = "true")
-    boolean heldReservations;
-
     @ConfigProperty(name = "allot.scheduler.failover-after", defaultValue = "10s")
     Duration failoverAfter;
 
@@ -94,7 +82,9 @@ public class SchedulerService {
                 snapshotMinInterval, snapshotMaxEntries, stopGraceSeconds, usageFeed,
                 new Settings.Estimates(estimateInterval, estimateHorizon, defaultRunTime),
                 new Settings.Standby(failoverAfter, stallLimit),
-                new Settings.Preemption(preemptionMargin, protectedFraction, laneKeepsAllocated, heldReservations));
+                // allot.scheduler.preemption.*: the keys and their defaults are Settings.Preemption's (the audit reads them too)
+                Settings.Preemption.from(key -> org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                        .getOptionalValue(key, String.class).orElse(null)));
     }
 
     public SchedulerLoop loop() {

@@ -79,7 +79,6 @@ public final class StartEstimator {
     private final long horizonMillis;
     private final Steps steps;
     private final boolean preemption;
-    private volatile int lastPasses;
 
     /** @param horizonMillis how far ahead to look; jobs not placed by then are BEYOND_HORIZON */
     public StartEstimator(RunTimeModel runTimes, long horizonMillis) {
@@ -102,11 +101,6 @@ public final class StartEstimator {
 
     public long horizonMillis() {
         return horizonMillis;
-    }
-
-    /** Passes the last {@link #estimate} ran (its cost, for benchmarks and logs). */
-    public int lastPasses() {
-        return lastPasses;
     }
 
     /**
@@ -136,9 +130,6 @@ public final class StartEstimator {
      * {@link #prepare} and {@link ForwardRun#run} on the caller's thread.
      */
     public Map<String, StartEstimate> estimate(Scheduler live) {
-        ForwardRun run = prepare(live);
-        Map<String, StartEstimate> out = run.run();
-        lastPasses = run.passes();
-        return out;
+        return prepare(live).run();
     }
 }
