@@ -1,11 +1,13 @@
 package dev.allot.bench;
 
 import dev.allot.core.Decision;
+import dev.allot.core.Goodput;
 import dev.allot.core.JobRequest;
 import dev.allot.core.JobState;
 import dev.allot.core.JobView;
 import dev.allot.core.NodeSpec;
 import dev.allot.core.Scheduler;
+import dev.allot.core.policy.BudgetPolicy;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,16 +25,31 @@ public final class BenchWorld {
     static final long MIN = 60_000L;
     static final long HOUR = 60 * MIN;
 
-    public final Scheduler s = new Scheduler(config());
+    public final Scheduler s = new Scheduler(config(), policy());
 
     /** {@code -Dbench.lane=off|unheld} to measure without the debug lane or without its held nodes. */
     private static dev.allot.core.SchedulerConfig config() {
         var c = dev.allot.core.SchedulerConfig.defaults();
+        c = switch (System.getProperty("bench.rules", "default")) {
+            case "none" -> c.withGoodput(Goodput.none());
+            case "previous" -> c.withGoodput(Goodput.defaults().withLaneDisplacingAllocated(true).withHeldReservations(false));
+            default -> c;
+        };
         return switch (System.getProperty("bench.lane", "default")) {
             case "off" -> c.withDebugLane(dev.allot.core.ordering.DebugLane.off());
             case "unheld" -> c.withDebugLane(new dev.allot.core.ordering.DebugLane(15 * MIN, 8, 8, 0));
             default -> c;
         };
+    }
+
+    /**
+     * {@code -Dbench.rules=none|previous} to measure without the goodput rules, or with them as they
+     * were before the share rule, held reservations and lane jobs kept off allocated work were the
+     * defaults (the share rule off in both).
+     */
+    private static BudgetPolicy policy() {
+        return System.getProperty("bench.rules", "default").equals("default") ? new BudgetPolicy()
+                : new BudgetPolicy(0.1, BudgetPolicy.DEFAULT_PROTECTED_RATIO, 0);
     }
     public long now = T0;
     private final Random rnd;

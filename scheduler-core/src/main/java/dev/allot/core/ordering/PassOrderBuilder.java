@@ -57,6 +57,8 @@ public final class PassOrderBuilder {
             }
             if (k - i == 1) {
                 out.add(ranked[i].jobs(), ranked[i].account());
+            } else if (k - i == ranked.length) {
+                out.addMerged(cs.queues.allFiled()); // a flat ranking: the queues keep this merge
             } else {
                 ArrayList<Job> mergedGroup = new ArrayList<>();
                 for (int x = i; x < k; x++) {

@@ -45,6 +45,8 @@ public final class ClusterPass {
     private final BlockedJobReserver reserver;
     private final WalkShortcuts shortcuts;
     private final boolean shortcutsOn;
+    /** Built once per pass: a pass may hold thousands of jobs at the admission limit. */
+    private final String admissionLimit;
     private AccountRanking ranking;
 
     private ClusterPass(PassContext p, List<Decision> out, boolean admitsEveryJob) {
@@ -55,6 +57,7 @@ public final class ClusterPass {
         this.reserver = new BlockedJobReserver(p);
         this.shortcutsOn = p.config.walkShortcuts();
         this.shortcuts = new WalkShortcuts(p, reserver, shortcutsOn && admitsEveryJob);
+        this.admissionLimit = "admission limit of policy " + policy.name();
     }
 
     /** Runs one pass; its decisions are appended to {@code out}, already applied to the cluster's state. */
@@ -175,7 +178,7 @@ public final class ClusterPass {
         }
         // (b) admission
         if (!policy.admits(j, p)) {
-            note.held(Hold.ADMISSION_LIMIT, "admission limit of policy " + policy.name());
+            note.held(Hold.ADMISSION_LIMIT, admissionLimit);
             if (j.allocated()) {
                 failed.walkedNotFailed.add(gpus, replicas, 1);
             }

@@ -23,6 +23,12 @@ public final class AccountQueues {
     /** Jobs that joined the waiting set since the last merge. */
     private final ArrayList<Job> arrivals = new ArrayList<>();
     private Comparator<JobView> sortedBy;
+    /**
+     * Every filed job in one list sorted by the same rule, kept only once a pass asked for it (a
+     * flat ranking merges all accounts on every pass; sorting 10,000 jobs each time cost a
+     * quarter of a priority or quota simulation). May hold stale entries, like the account lists.
+     */
+    private ArrayList<Job> all;
 
     /** The job (re)joins the waiting set: the next merge files it in its account's list. */
     void arrive(Job j) {
@@ -52,6 +58,11 @@ public final class AccountQueues {
             }
             shapes.unlistAll();
             sortedBy = within;
+            all = null;
+        }
+        if (all != null && !arrivals.isEmpty()) {
+            // re-arrived jobs (listedIn null) are filed again below
+            all.removeIf(o -> o.state != JobState.WAITING || o.listedIn == null);
         }
         // Stale entries go on the first arrival of each account (arrivals have listedIn == null, so
         // they go too); later arrivals find none.
@@ -68,21 +79,53 @@ public final class AccountQueues {
             if (cleaned.add(list)) {
                 list.removeIf(o -> o.state != JobState.WAITING || o.listedIn != list || o == j);
             }
-            int lo = 0;
-            int hi = list.size();
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (within.compare(list.get(mid), j) < 0) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            list.add(lo, j);
+            list.add(insertionPoint(list, j, within), j);
             j.listedIn = list;
             shapes.listed(j, 1);
+            if (all != null) {
+                all.add(insertionPoint(all, j, within), j);
+            }
         }
         arrivals.clear();
+    }
+
+    private static int insertionPoint(List<Job> sorted, Job j, Comparator<JobView> within) {
+        int lo = 0;
+        int hi = sorted.size();
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (within.compare(sorted.get(mid), j) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * Every filed job, sorted by the rule of the last merge: the jobs of all accounts merged, as
+     * a flat ranking walks them. A new list the caller may keep.
+     */
+    public ArrayList<Job> allFiled() {
+        if (all == null) {
+            all = new ArrayList<>();
+            for (ArrayList<Job> list : byAccount.values()) {
+                for (Job j : list) {
+                    if (filed(j, list)) {
+                        all.add(j);
+                    }
+                }
+            }
+            all.sort(sortedBy);
+        }
+        ArrayList<Job> out = new ArrayList<>(all.size());
+        for (Job j : all) {
+            if (j.state == JobState.WAITING && j.listedIn != null) {
+                out.add(j);
+            }
+        }
+        return out;
     }
 
     /**

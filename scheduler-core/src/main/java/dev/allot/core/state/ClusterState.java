@@ -44,6 +44,8 @@ public final class ClusterState {
     public final ThrashGuard thrash = new ThrashGuard();
     /** Account to {charged GPUs, unallocated GPUs} currently running: the rate the ledger accrues. */
     private final TreeMap<String, int[]> rates = new TreeMap<>();
+    /** The same arrays by account, for lookups: admission checks ask once per walked job. */
+    private final HashMap<String, int[]> rateOf = new HashMap<>();
     public final ReservationBook reservations;
     public final AccountQueues queues = new AccountQueues();
     public final WaitingShapes shapes = new WaitingShapes();
@@ -129,7 +131,8 @@ public final class ClusterState {
         j.guardedUntil = -1;
         j.protectedUntil = Contract.protectedUntil(t, j.request.minRuntimeMillis());
         preemptible.placed(this, j, preemptibleAtOnce);
-        int[] rate = rates.computeIfAbsent(j.account(), a -> new int[2]);
+        int[] rate = rateOf.computeIfAbsent(j.account(), a -> new int[2]);
+        rates.put(j.account(), rate);
         rate[j.allocated() ? 0 : 1] += j.gpus();
         if (lane) {
             j.inLane = true;
@@ -197,7 +200,8 @@ public final class ClusterState {
         j.lastCheckpoint = Math.max(placedAt, lastCheckpoint);
         j.protectedUntil = Contract.protectedUntil(placedAt, j.request.minRuntimeMillis());
         preemptible.placed(this, j, preemptibleAtOnce);
-        int[] rate = rates.computeIfAbsent(j.account(), a -> new int[2]);
+        int[] rate = rateOf.computeIfAbsent(j.account(), a -> new int[2]);
+        rates.put(j.account(), rate);
         rate[j.allocated() ? 0 : 1] += j.gpus();
         if (lane) {
             j.inLane = true;
@@ -251,10 +255,11 @@ public final class ClusterState {
         running.remove(j.jobId());
         nodeIndices.remove(j);
         laneNodes.holdingsChanged();
-        int[] rate = rates.get(j.account());
+        int[] rate = rateOf.get(j.account());
         rate[j.allocated() ? 0 : 1] -= j.gpus();
         if (rate[0] == 0 && rate[1] == 0) {
             rates.remove(j.account());
+            rateOf.remove(j.account());
         }
         if (j.inLane) {
             j.inLane = false;
@@ -293,7 +298,7 @@ public final class ClusterState {
 
     /** GPUs the account holds here now, both charge modes. */
     public int runningGpus(String account) {
-        int[] r = rates.get(account);
+        int[] r = rateOf.get(account);
         return r == null ? 0 : r[0] + r[1];
     }
 

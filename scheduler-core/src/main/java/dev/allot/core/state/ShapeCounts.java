@@ -7,14 +7,27 @@ import java.util.TreeMap;
  * Enough to ask "which shapes are there" without visiting the jobs.
  */
 public final class ShapeCounts {
-    private final TreeMap<Integer, TreeMap<Integer, Integer>> byGpus = new TreeMap<>();
+    // counts in one-element arrays: a pass adds once per walked job, so no boxing on the way
+    private final TreeMap<Integer, TreeMap<Integer, int[]>> byGpus = new TreeMap<>();
 
     /** Adds {@code d} (may be negative) jobs of {@code replicas} x {@code gpus}; empty entries go. */
     public void add(int gpus, int replicas, int d) {
-        TreeMap<Integer, Integer> m = byGpus.computeIfAbsent(gpus, g -> new TreeMap<>());
-        WaitingShapes.bump(m, replicas, d);
-        if (m.isEmpty()) {
-            byGpus.remove(gpus);
+        if (d == 0) {
+            return;
+        }
+        TreeMap<Integer, int[]> m = byGpus.get(gpus);
+        if (m == null) {
+            m = new TreeMap<>();
+            byGpus.put(gpus, m);
+        }
+        int[] count = m.get(replicas);
+        if (count == null) {
+            m.put(replicas, new int[] {d});
+        } else if ((count[0] += d) == 0) {
+            m.remove(replicas);
+            if (m.isEmpty()) {
+                byGpus.remove(gpus);
+            }
         }
     }
 
@@ -30,9 +43,9 @@ public final class ShapeCounts {
     /** How many jobs it holds. */
     public int jobs() {
         int n = 0;
-        for (TreeMap<Integer, Integer> byReplicas : byGpus.values()) {
-            for (int count : byReplicas.values()) {
-                n += count;
+        for (TreeMap<Integer, int[]> byReplicas : byGpus.values()) {
+            for (int[] count : byReplicas.values()) {
+                n += count[0];
             }
         }
         return n;
@@ -45,16 +58,17 @@ public final class ShapeCounts {
     public int[] fewestReplicas(ShapeCounts excluded) {
         int[] out = new int[byGpus.isEmpty() ? 0 : byGpus.lastKey() + 1];
         for (var e : byGpus.entrySet()) {
-            TreeMap<Integer, Integer> left = excluded == null ? null : excluded.byGpus.get(e.getKey());
+            TreeMap<Integer, int[]> left = excluded == null ? null : excluded.byGpus.get(e.getKey());
             out[e.getKey()] = fewestLeft(e.getValue(), left);
         }
         return out;
     }
 
     /** The smallest count in multiset {@code all} not used up by {@code excluded}, or 0 if none is left. */
-    private static int fewestLeft(TreeMap<Integer, Integer> all, TreeMap<Integer, Integer> excluded) {
+    private static int fewestLeft(TreeMap<Integer, int[]> all, TreeMap<Integer, int[]> excluded) {
         for (var c : all.entrySet()) {
-            if (c.getValue() > (excluded == null ? 0 : excluded.getOrDefault(c.getKey(), 0))) {
+            int[] used = excluded == null ? null : excluded.get(c.getKey());
+            if (c.getValue()[0] > (used == null ? 0 : used[0])) {
                 return c.getKey();
             }
         }

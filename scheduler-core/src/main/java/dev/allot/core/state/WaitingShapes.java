@@ -165,7 +165,11 @@ public final class WaitingShapes {
 
     /** Adds {@code d} to the count of {@code k} in the multiset filed under {@code gpus}; empty ones go. */
     private static <K> void bump(Map<Integer, TreeMap<K, Integer>> byGpus, int gpus, K k, int d) {
-        TreeMap<K, Integer> m = byGpus.computeIfAbsent(gpus, g -> new TreeMap<>());
+        TreeMap<K, Integer> m = byGpus.get(gpus);
+        if (m == null) {
+            m = new TreeMap<>();
+            byGpus.put(gpus, m);
+        }
         bump(m, k, d);
         if (m.isEmpty()) {
             byGpus.remove(gpus);
@@ -173,11 +177,9 @@ public final class WaitingShapes {
     }
 
     static <K> void bump(TreeMap<K, Integer> m, K k, int d) {
-        int v = m.getOrDefault(k, 0) + d;
-        if (v == 0) {
-            m.remove(k);
-        } else {
-            m.put(k, v);
+        // one descent of the tree (a pass bumps once per walked job)
+        if (d != 0) {
+            m.merge(k, d, (v, delta) -> v + delta == 0 ? null : v + delta);
         }
     }
 }

@@ -91,4 +91,32 @@ class PassOrderBuilderTest {
         // then the order no longer lists it, without being rebuilt
         assertThat(ids(order)).containsExactly("stays");
     }
+
+    @Test
+    void givenAFlatRankingOverSeveralPasses_whenJobsArrivePlaceAndRequeue_thenEachOrderIsAllWaitingJobsInTheWithinRule() {
+        // given a flat ranking whose merged order the queues keep across passes, and one open node
+        given.nodes(1, 8);
+        Job a1 = given.waiting("a1", "a", 1, 1, HOUR, T0);
+        given.waiting("b1", "b", 1, 1, HOUR, T0 + 1000);
+        Job a2 = given.waiting("a2", "a", 1, 1, HOUR, T0 + 2000);
+        Job c1 = given.waiting("c1", "c", 1, 1, HOUR, T0 + 3000);
+        assertThat(ids(flatOrder())).containsExactly("a1", "b1", "a2", "c1");
+        // when a1 is placed, b2 arrives between b1 and a2, and c's only job is cancelled
+        given.cs.place(a1, List.of(given.node(1)), T0 + 4000, true, false);
+        given.waiting("b2", "b", 1, 1, HOUR, T0 + 1500);
+        given.cs.finish(c1, T0 + 4000);
+        // then the next order has neither the placed nor the cancelled job, and b2 in its place
+        assertThat(ids(flatOrder())).containsExactly("b1", "b2", "a2");
+        // when a1 is requeued from scratch (it queues from now), and a2 is placed and then requeued
+        // keeping its submit time
+        given.cs.requeue(a1, T0 + 5000, false);
+        given.cs.place(a2, List.of(given.node(1)), T0 + 5000, true, false);
+        given.cs.requeue(a2, T0 + 6000, true);
+        // then each appears once, a1 last (it queues from its requeue), a2 back in its old place
+        assertThat(ids(flatOrder())).containsExactly("b1", "b2", "a2", "a1");
+    }
+
+    private PassOrder flatOrder() {
+        return PassOrderBuilder.build(given.cs, AccountRanking.flat(), SchedulingPolicy.FIFO, -1);
+    }
 }

@@ -2,6 +2,7 @@ package dev.allot.simulator.policy;
 
 import dev.allot.core.JobView;
 import dev.allot.core.policy.PolicyContext;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -13,9 +14,12 @@ import java.util.TreeMap;
  */
 public final class QuotaPolicy implements TimeIndependent {
     private final Map<String, Integer> quotas;
+    /** The same quotas for lookups: asked once per walked job. */
+    private final HashMap<String, Integer> quotaOf;
 
     public QuotaPolicy(Map<String, Integer> quotas) {
         this.quotas = new TreeMap<>(quotas);
+        this.quotaOf = new HashMap<>(quotas);
     }
 
     public static QuotaPolicy fromFractions(Map<String, Double> fractions, int capacityGpus) {
@@ -40,7 +44,7 @@ public final class QuotaPolicy implements TimeIndependent {
 
     @Override
     public boolean admits(JobView job, PolicyContext ctx) {
-        int quota = quotas.getOrDefault(job.account(), 0);
+        int quota = quotaOf.getOrDefault(job.account(), 0);
         int running = ctx.runningGpus(job.account());
         if (running + job.gpus() <= quota) {
             return true;
