@@ -25,12 +25,15 @@ public final class BenchWorld {
     static final long MIN = 60_000L;
     static final long HOUR = 60 * MIN;
 
+    /** {@code -Dbench.rules=none|previous}: see {@link #policy}. */
+    private static final String RULES = System.getProperty("bench.rules", "default");
+
     public final Scheduler s = new Scheduler(config(), policy());
 
     /** {@code -Dbench.lane=off|unheld} to measure without the debug lane or without its held nodes. */
     private static dev.allot.core.SchedulerConfig config() {
         var c = dev.allot.core.SchedulerConfig.defaults();
-        c = switch (System.getProperty("bench.rules", "default")) {
+        c = switch (RULES) {
             case "none" -> c.withGoodput(Goodput.none());
             case "previous" -> c.withGoodput(Goodput.defaults().withLaneDisplacingAllocated(true).withHeldReservations(false));
             default -> c;
@@ -48,8 +51,8 @@ public final class BenchWorld {
      * defaults (the share rule off in both).
      */
     private static BudgetPolicy policy() {
-        return System.getProperty("bench.rules", "default").equals("default") ? new BudgetPolicy()
-                : new BudgetPolicy(0.1, BudgetPolicy.DEFAULT_PROTECTED_RATIO, 0);
+        return RULES.equals("default") ? new BudgetPolicy()
+                : new BudgetPolicy(new BudgetPolicy().margin(), BudgetPolicy.DEFAULT_PROTECTED_RATIO, 0);
     }
     public long now = T0;
     private final Random rnd;

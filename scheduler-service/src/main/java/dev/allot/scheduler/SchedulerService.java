@@ -7,6 +7,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Optional;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** Starts the cluster's scheduler loop on its own thread when Quarkus starts; stops it on shutdown. */
@@ -65,8 +67,7 @@ public class SchedulerService {
 
     void onStart(@Observes StartupEvent event) {
         // kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config (PLAINTEXT when unset)
-        loop = new SchedulerLoop(settings(), registry, dev.allot.edge.security.KafkaSecurity.from(
-                key -> org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue(key, String.class)));
+        loop = new SchedulerLoop(settings(), registry, dev.allot.edge.security.KafkaSecurity.from(SchedulerService::config));
         loop.start();
     }
 
@@ -83,8 +84,12 @@ public class SchedulerService {
                 new Settings.Estimates(estimateInterval, estimateHorizon, defaultRunTime),
                 new Settings.Standby(failoverAfter, stallLimit),
                 // allot.scheduler.preemption.*: the keys and their defaults are Settings.Preemption's (the audit reads them too)
-                Settings.Preemption.from(key -> org.eclipse.microprofile.config.ConfigProvider.getConfig()
-                        .getOptionalValue(key, String.class).orElse(null)));
+                Settings.Preemption.from(key -> config(key).orElse(null)));
+    }
+
+    /** A key read as it stands in the configuration, for the readers that take their keys themselves. */
+    private static Optional<String> config(String key) {
+        return ConfigProvider.getConfig().getOptionalValue(key, String.class);
     }
 
     public SchedulerLoop loop() {

@@ -176,7 +176,7 @@ public final class WaitingShapes {
         }
     }
 
-    static <K> void bump(TreeMap<K, Integer> m, K k, int d) {
+    private static <K> void bump(TreeMap<K, Integer> m, K k, int d) {
         // one descent of the tree (a pass bumps once per walked job)
         if (d != 0) {
             m.merge(k, d, (v, delta) -> v + delta == 0 ? null : v + delta);

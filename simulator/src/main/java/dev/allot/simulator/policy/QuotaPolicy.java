@@ -13,13 +13,11 @@ import java.util.TreeMap;
  * team holds nothing. FIFO inside the quota, no preemption, no reservations.
  */
 public final class QuotaPolicy implements TimeIndependent {
-    private final Map<String, Integer> quotas;
-    /** The same quotas for lookups: asked once per walked job. */
-    private final HashMap<String, Integer> quotaOf;
+    /** By team; hashed, as {@link #admits} asks once per walked job. */
+    private final HashMap<String, Integer> quotas;
 
     public QuotaPolicy(Map<String, Integer> quotas) {
-        this.quotas = new TreeMap<>(quotas);
-        this.quotaOf = new HashMap<>(quotas);
+        this.quotas = new HashMap<>(quotas);
     }
 
     public static QuotaPolicy fromFractions(Map<String, Double> fractions, int capacityGpus) {
@@ -28,8 +26,9 @@ public final class QuotaPolicy implements TimeIndependent {
         return new QuotaPolicy(q);
     }
 
+    /** The quotas by team name (a copy). */
     public Map<String, Integer> quotas() {
-        return quotas;
+        return new TreeMap<>(quotas);
     }
 
     @Override
@@ -44,7 +43,7 @@ public final class QuotaPolicy implements TimeIndependent {
 
     @Override
     public boolean admits(JobView job, PolicyContext ctx) {
-        int quota = quotaOf.getOrDefault(job.account(), 0);
+        int quota = quotas.getOrDefault(job.account(), 0);
         int running = ctx.runningGpus(job.account());
         if (running + job.gpus() <= quota) {
             return true;
