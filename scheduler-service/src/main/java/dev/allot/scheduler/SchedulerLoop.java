@@ -379,6 +379,7 @@ public final class SchedulerLoop implements Runnable {
         long lastPassAt = -1;
         boolean queueChanged = true;
         DemandMeter demand = new DemandMeter(settings.cluster(), settings.demandInterval().toMillis());
+        HeartbeatBacklog heartbeatBacklog = new HeartbeatBacklog(Duration.ofSeconds(1), settings.lostAfter().toMillis() / 2);
         Map<TopicPartition, Long> committed = new HashMap<>();
         for (TopicPartition tp : consumer.assignment()) {
             committed.put(tp, consumer.position(tp));
@@ -442,15 +443,15 @@ public final class SchedulerLoop implements Runnable {
             boolean tick = !catchingUp && now >= nextTick;
             if (tick) {
                 nextTick = now + tickMillis;
-                long unread = unreadNodeStatus(consumer);
-                if (unread > 0) {
-                    // a node is heard when its heartbeat is read: while heartbeats wait unread behind other
-                    // records, a healthy node only looks silent (losing it would fence its running jobs)
-                    behindLines.log(now, "deferred loss checks", LOG::warn, () -> String.format("cluster %s: %d"
-                            + " node-status records not read yet: no node is judged lost until they are",
-                            settings.cluster(), unread));
+                List<Input> silent = projection.lostNodes(now);
+                long unread = silent.isEmpty() ? 0 : heartbeatBacklog.unread(consumer, now);
+                if (unread != 0) {
+                    behindLines.log(now, "deferred loss checks", LOG::warn, () -> String.format("cluster %s: %d node(s)"
+                            + " silent, but node-status is not read to its end (%s): none is judged lost until it is",
+                            settings.cluster(), silent.size(), unread == HeartbeatBacklog.UNKNOWN
+                                    ? "the broker did not say where it ends" : unread + " records unread"));
                 } else {
-                    for (Input lost : projection.lostNodes(now)) {
+                    for (Input lost : silent) {
                         LOG.warnf("cluster %s: node %s missed its heartbeats: lost", settings.cluster(),
                                 ((Input.NodeLost) lost).nodeId());
                         applied.addAll(projection.apply(lost, out));
@@ -577,20 +578,6 @@ public final class SchedulerLoop implements Runnable {
             }
         }
         return offsets;
-    }
-
-    /**
-     * Records of node-status this consumer knows of (fetched, or below the end its last fetch saw) and has not
-     * returned yet; 0 where no fetch has told it the end yet. Cached by the consumer: no request to the broker.
-     */
-    static long unreadNodeStatus(Consumer<?, ?> consumer) {
-        long unread = 0;
-        for (TopicPartition tp : consumer.assignment()) {
-            if (tp.topic().equals(Topics.NODE_STATUS.name())) {
-                unread += Math.max(0, consumer.currentLag(tp).orElse(0));
-            }
-        }
-        return unread;
     }
 
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, long now, List<Output> out) {
