@@ -48,8 +48,11 @@ public record SchedulerConfig(
         java.util.Objects.requireNonNull(goodput, "goodput");
     }
 
+    /** The preemption margin's default, the one value every entry point (service, simulator, what-if) starts from. */
+    public static final double DEFAULT_PREEMPTION_MARGIN = 0.1;
+
     public static SchedulerConfig defaults() {
-        return new SchedulerConfig(7 * DAY, HOUR, Contract.MAX_MIN_RUNTIME_MILLIS, 0.1, UsageFeed.RUNNING_JOBS, 1, DebugLane.defaults(), true, Goodput.defaults());
+        return new SchedulerConfig(7 * DAY, HOUR, Contract.MAX_MIN_RUNTIME_MILLIS, DEFAULT_PREEMPTION_MARGIN, UsageFeed.RUNNING_JOBS, 1, DebugLane.defaults(), true, Goodput.defaults());
     }
 
     public SchedulerConfig withWindow(long millis, long bucket) {

@@ -41,7 +41,8 @@ public record Settings(
      * instance of a cluster, and a replay of its log, must run the same values: decisions are re-derived
      * from the log with them.
      *
-     * @param margin how much higher the victim's side's ratio must be than the preemptor's (0.1)
+     * @param margin how much higher the victim's side's ratio must be than the preemptor's
+     *     ({@link SchedulerConfig#DEFAULT_PREEMPTION_MARGIN})
      * @param protectedFraction the share rule: a team displaces allocated work only while it runs less than
      *     its share of the cluster, and only from a side running more than this times its share (1; 0: off)
      * @param laneKeepsAllocated where the cluster holds nodes for the debug lane, lane jobs wait for them

@@ -1,5 +1,6 @@
 package dev.allot.simulator;
 
+import dev.allot.core.SchedulerConfig;
 import dev.allot.core.contract.Contract;
 import dev.allot.core.Goodput;
 import dev.allot.core.ordering.DebugLane;
@@ -86,7 +87,7 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--lookback-days", defaultValue = "7", description = "Fair-share lookback window (default: ${DEFAULT-VALUE}).")
     double lookbackDays;
 
-    @Option(names = "--preemption-margin", defaultValue = "0.1",
+    @Option(names = "--preemption-margin", defaultValue = "" + SchedulerConfig.DEFAULT_PREEMPTION_MARGIN,
             description = "Budget policy: how much higher the victim's ratio must be (default: ${DEFAULT-VALUE}).")
     double preemptionMargin;
 

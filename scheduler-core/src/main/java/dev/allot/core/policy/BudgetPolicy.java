@@ -1,5 +1,6 @@
 package dev.allot.core.policy;
 
+import dev.allot.core.SchedulerConfig;
 import dev.allot.core.JobView;
 import dev.allot.core.explain.ReasonFormat;
 import dev.allot.core.ordering.FairTree;
@@ -74,7 +75,7 @@ public final class BudgetPolicy implements SchedulingPolicy {
     }
 
     public BudgetPolicy() {
-        this(0.1);
+        this(SchedulerConfig.DEFAULT_PREEMPTION_MARGIN);
     }
 
     public double protectedRatio() {

@@ -1,5 +1,6 @@
 package dev.allot.simulator.whatif;
 
+import dev.allot.core.SchedulerConfig;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.allot.simulator.policy.Policies;
@@ -77,7 +78,7 @@ public final class WhatIfCommand implements Callable<Integer> {
     @Option(names = "--checkpoint-minutes", defaultValue = "30", description = "Resumable jobs checkpoint this often in the replay (default: ${DEFAULT-VALUE}).")
     double checkpointMinutes;
 
-    @Option(names = "--preemption-margin", defaultValue = "0.1", description = "Budget policy's preemption margin (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--preemption-margin", defaultValue = "" + SchedulerConfig.DEFAULT_PREEMPTION_MARGIN, description = "Budget policy's preemption margin (default: ${DEFAULT-VALUE}).")
     double preemptionMargin;
 
     @Option(names = "--timeout-seconds", defaultValue = "15", description = "How long to wait for the broker (default: ${DEFAULT-VALUE}).")
