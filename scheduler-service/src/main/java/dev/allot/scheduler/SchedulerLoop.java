@@ -377,6 +377,7 @@ public final class SchedulerLoop implements Runnable {
         long nextTick = 0;
         long lastSnapshot = 0;
         long lastPassAt = -1;
+        long offsetsCommittedAt = 0;
         boolean queueChanged = true;
         DemandMeter demand = new DemandMeter(settings.cluster(), settings.demandInterval().toMillis());
         HeartbeatBacklog heartbeatBacklog = new HeartbeatBacklog(Duration.ofSeconds(1), settings.lostAfter().toMillis() / 2);
@@ -487,10 +488,15 @@ public final class SchedulerLoop implements Runnable {
             }
             Map<TopicPartition, OffsetAndMetadata> offsets = advancedOffsets(consumer, committed);
             boolean changed = !applied.isEmpty() || decisions > 0;
-            if (!out.isEmpty() || !offsets.isEmpty()) {
+            // A step that writes nothing (heartbeats, mostly) commits its offsets at most once a second: a
+            // transaction per poll made commits most of the loop's time at scale. Deferring them is safe: the
+            // next commit carries every position, and a successor reads the inputs after the committed offsets
+            // live, where they produced no output.
+            if (!out.isEmpty() || (!offsets.isEmpty() && now - offsetsCommittedAt >= OFFSETS_ONLY_EVERY_MILLIS)) {
                 long began = System.nanoTime();
                 commit(producer, consumer, out, offsets);
                 commitNanos = System.nanoTime() - began;
+                offsetsCommittedAt = now;
                 offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
                 if (LOG.isDebugEnabled()) {
                     Output.logDecisions(LOG, "committed", now, out);
@@ -525,6 +531,8 @@ public final class SchedulerLoop implements Runnable {
         return counts;
     }
 
+    /** How often a step that writes nothing commits the offsets it read. */
+    private static final long OFFSETS_ONLY_EVERY_MILLIS = 1_000;
     /** A step longer than this is logged with where its time went. */
     private static final long SLOW_STEP_NANOS = 1_000_000_000L;
     /** Longer than this between two polls, and the nodes are not held to the time the loop was not reading. */

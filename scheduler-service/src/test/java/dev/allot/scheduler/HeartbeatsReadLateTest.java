@@ -11,6 +11,8 @@ import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfra;
 import dev.allot.testsupport.AllotInfrastructure;
 import dev.allot.testsupport.Tail;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,8 +56,9 @@ class HeartbeatsReadLateTest {
         events.budget(team, root, 1);
         String node = events.cluster + "-n1";
         events.node(node, 8);
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
         SchedulerLoop loop = new SchedulerLoop(Settings.of(infra.bootstrapServers(), infra.registryUrl(), events.cluster)
-                .withTick(Duration.ofMillis(200)).withLostAfter(LOST_AFTER), null);
+                .withTick(Duration.ofMillis(200)).withLostAfter(LOST_AFTER), meters);
         List<String> running = new CopyOnWriteArrayList<>();
         ScheduledExecutorService agent = Executors.newSingleThreadScheduledExecutor();
         try (Tail<JobEvent> jobEvents = new Tail<>(infra, Topics.JOB_EVENTS);
@@ -69,6 +72,13 @@ class HeartbeatsReadLateTest {
             String job = events.submit(team, 1, 1, 0);
             await().atMost(WAIT).until(() -> commands.records().stream().anyMatch(r -> Events.startFor(r, job)));
             running.add(job);
+
+            // a step that reads only heartbeats writes nothing: its offsets are committed at most once a second, not
+            // in a transaction per poll (here a heartbeat every 300 ms: about 10 polls with records in 3 s)
+            Counter transactions = meters.get("allot.scheduler.transactions").counter();
+            double quietFrom = transactions.count();
+            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+                    .until(() -> transactions.count() - quietFrom <= 6);
 
             // when a backlog lands on node-status ahead of the node's next heartbeats (same key, same partition),
             // all of it on the broker before the instance reads again: it is frozen in a step meanwhile (a budget

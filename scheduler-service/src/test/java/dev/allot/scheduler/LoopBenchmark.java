@@ -25,7 +25,8 @@ import org.junit.jupiter.api.Test;
  * Not part of the normal test run (no *Test suffix): run with
  * {@code ./mvnw -o -pl scheduler-service test -Dtest=LoopBenchmark -Dsurefire.failIfNoSpecifiedTests=false}.
  * Measures, on the real broker and registry in this JVM, submit → StartJob latency on an idle
- * cluster (sequential) and how many submissions per second the loop schedules (a burst).
+ * cluster (sequential) and how many submissions per second the loop schedules (a burst);
+ * {@code -Dbench.heartbeat.millis=1000} adds every node's heartbeat once a second, as agents send them.
  */
 @AllotInfra
 class LoopBenchmark {
@@ -35,6 +36,8 @@ class LoopBenchmark {
         int latencyJobs = Integer.getInteger("bench.latency.jobs", 300);
         int burstJobs = Integer.getInteger("bench.burst.jobs", 5_000);
         int nodes = Integer.getInteger("bench.nodes", 1_024);
+        // every node heartbeats once per this many ms (0: none), spread over the period, as agents do
+        int heartbeatMillis = Integer.getInteger("bench.heartbeat.millis", 0);
         String cluster = Events.id("bench");
         Map<String, Long> startedAt = new ConcurrentHashMap<>();
         KafkaProducer<String, SpecificRecord> producer = infra.producer();
@@ -65,6 +68,7 @@ class LoopBenchmark {
         SchedulerLoop loop = new SchedulerLoop(Settings.of(infra.bootstrapServers(), infra.registryUrl(), cluster)
                 .withLostAfter(Duration.ofHours(1)), null);
         loop.start();
+        java.util.concurrent.ScheduledExecutorService heartbeats = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
         try {
             for (int i = 0; i < nodes; i++) {
                 producer.send(new ProducerRecord<>(Topics.NODE_STATUS.name(), cluster + "-n" + i,
@@ -73,6 +77,18 @@ class LoopBenchmark {
             }
             producer.flush();
             waitUntil(() -> loop.status().nodes() == nodes, 60);
+            if (heartbeatMillis > 0) {
+                int slices = Math.max(1, heartbeatMillis / 10);
+                int[] slice = {0};
+                heartbeats.scheduleAtFixedRate(() -> {
+                    int k = slice[0]++ % slices;
+                    for (int n = k; n < nodes; n += slices) {
+                        events.heartbeat(cluster + "-n" + n, List.of());
+                    }
+                }, 0, heartbeatMillis / slices, java.util.concurrent.TimeUnit.MILLISECONDS);
+                System.out.printf(Locale.ROOT, "BENCH heartbeats: %d nodes, each every %d ms (%d records/s)%n", nodes,
+                        heartbeatMillis, nodes * 1000L / heartbeatMillis);
+            }
 
             // 1. latency on an idle cluster: one job at a time, submit -> StartJob seen (read_committed).
             long[] latency = new long[latencyJobs];
@@ -118,6 +134,8 @@ class LoopBenchmark {
                     burstJobs, nodes, (sentAll - began) / 1e9, fits, (last - began) / 1e9, fits / ((last - began) / 1e9),
                     loop.status().waiting());
             // 3. rebuild: a new loop object rebuilds from the log of everything above.
+            heartbeats.shutdownNow();
+            heartbeats.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
             loop.stop();
             long restart = System.nanoTime();
             SchedulerLoop again = new SchedulerLoop(Settings.of(infra.bootstrapServers(), infra.registryUrl(), cluster)
@@ -129,6 +147,7 @@ class LoopBenchmark {
                     st.rebuiltFromRecords(), st.rebuildMillis(), (System.nanoTime() - restart) / 1e9, st.running());
             again.stop();
         } finally {
+            heartbeats.shutdownNow();
             loop.stop();
             tail.interrupt();
             tail.join(5000);
