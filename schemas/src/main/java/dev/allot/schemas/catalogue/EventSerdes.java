@@ -30,6 +30,8 @@ public final class EventSerdes {
         config.put("apicurio.registry.use-id", "contentId");
         config.put("apicurio.registry.id-handler", "io.apicurio.registry.serde.Default4ByteIdHandler");
         config.put(AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, true);
+        // the class itself, not its name: under Quarkus a name is loaded through another class loader
+        config.put(AvroSerdeConfig.AVRO_DATUM_PROVIDER, WriterCache.class);
         return config;
     }
 
