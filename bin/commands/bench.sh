@@ -20,4 +20,4 @@ done
 # -am builds the siblings from the reactor (nothing is installed into the Maven repository).
 mvnw -pl budget-service,accounting-service,scheduler-service,node-agent -am package -DskipTests || die "build failed"
 ./mvnw -B -ntp -q -pl e2e-tests -am verify -Dtest=ScaleBenchmark -Dsurefire.failIfNoSpecifiedTests=false "${props[@]}" 2>&1 \
-  | grep -E 'BENCH|Tests run:|ERROR|FAIL'
+  | grep --line-buffered -E 'BENCH|Tests run:|ERROR|FAIL'

@@ -43,6 +43,8 @@ import org.junit.jupiter.api.Test;
 @AllotInfra
 class ScaleBenchmark {
 
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+
     private final Map<String, Instant> sent = new ConcurrentHashMap<>();
     private final Map<String, Instant> placed = new ConcurrentHashMap<>();
     private final Map<String, Instant> started = new ConcurrentHashMap<>();
@@ -150,7 +152,20 @@ class ScaleBenchmark {
 
     private void awaitStarted(KafkaConsumer<String, JobEvent> events, Set<String> ids, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        long nextProgress = System.nanoTime() + PROGRESS_EVERY.toNanos();
+        int placedBefore = placed.size();
+        int startedBefore = started.size();
         while (!started.keySet().containsAll(ids) && System.nanoTime() < deadline) {
+            if (ids.size() > 1 && System.nanoTime() >= nextProgress) {
+                // a long wait shows how it goes: placements and starts per second over the last interval
+                System.out.printf("BENCH progress: %d placed (+%.0f/s), %d started (+%.0f/s) of %d%n",
+                        placed.size(), (placed.size() - placedBefore) / (double) PROGRESS_EVERY.toSeconds(),
+                        started.size(), (started.size() - startedBefore) / (double) PROGRESS_EVERY.toSeconds(),
+                        sent.size());
+                placedBefore = placed.size();
+                startedBefore = started.size();
+                nextProgress += PROGRESS_EVERY.toNanos();
+            }
             for (ConsumerRecord<String, JobEvent> r : events.poll(Duration.ofMillis(5))) {
                 Instant at = Instant.ofEpochMilli(r.timestamp());
                 if (r.value().getPayload() instanceof JobPlaced) {

@@ -70,6 +70,12 @@ final class ServiceProcess implements AutoCloseable {
                 "-Dallot.registry.url=" + registryUrl,
                 "-Dmp.messaging.connector.smallrye-kafka.apicurio.registry.url=" + registryUrl + "/apis/registry/v3",
                 "-Dallot.state-dir=" + stateDir));
+        // -Dallot.e2e.jvm-options="..." adds JVM options after these (later ones win): a benchmark's own heap,
+        // compiler or a flight recording (filename=...%p.jfr gives each process its own file)
+        String extra = System.getProperty("allot.e2e.jvm-options", "").trim();
+        if (!extra.isEmpty()) {
+            command.addAll(List.of(extra.split("\\s+")));
+        }
         // every service trusts test-support's tokens (the budget-service's API needs one)
         dev.allot.testsupport.TestTokens.serviceConfig().forEach((key, value) -> command.add("-D" + key + "=" + value));
         properties.forEach((key, value) -> command.add("-D" + key + "=" + value));
