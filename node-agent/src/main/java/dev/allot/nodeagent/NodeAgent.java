@@ -469,10 +469,15 @@ public final class NodeAgent {
     /** Heartbeat of every node, with its running jobs and mean GPU utilisation when the backend knows it. */
     public void heartbeat() {
         Instant now = now();
+        // one pass over the running replicas, not one per node: an agent hosting hundreds of fake nodes runs
+        // thousands of replicas
+        Map<String, List<RunningReplica>> byNode = new java.util.HashMap<>();
+        for (RunningReplica replica : running.values()) {
+            byNode.computeIfAbsent(replica.key().nodeId(), id -> new ArrayList<>()).add(replica);
+        }
         for (HostedNode node : nodes.values()) {
             List<Gpu> gpus = node.backend().gpus();
-            List<RunningReplica> onNode = running.values().stream()
-                    .filter(r -> r.key().nodeId().equals(node.nodeId())).toList();
+            List<RunningReplica> onNode = byNode.getOrDefault(node.nodeId(), List.of());
             for (RunningReplica replica : onNode) {
                 gpus.stream().filter(g -> replica.command().getGpuIndices().contains(g.index()) && g.utilisation() != null)
                         .mapToDouble(Gpu::utilisation).average()
