@@ -4,7 +4,10 @@
 # help: each with its scheduler and one node agent process hosting NODES/2 fake 8-GPU nodes. Then IDLE jobs one after
 # help: another through POST /jobs (round trip, submit -> StartJob, submit -> process running), and JOBS 1-GPU jobs
 # help: straight onto job-requests (jobs placed and started per second end to end, latencies); each component's CPU
-# help: seconds and peak RSS. Prints BENCH lines (figures for docs/benchmarks.md). Not part of the tests.
+# help: seconds and peak RSS, the in-JVM broker's, and the CPU of the jobs' own processes (supervisor, setpriv,
+# help: loader, command: on one small machine hosting every node, the bound of end-to-end throughput). A progress
+# help: line every 10 s of the sustained phase. Prints BENCH lines (figures for docs/benchmarks.md). Not part of the
+# help: tests. -Dallot.e2e.jvm-options="..." adds JVM options to every service (a flight recording, say).
 # shellcheck shell=bash
 use_jdk
 cd "$ALLOT_ROOT"

@@ -23,6 +23,20 @@ final class ProcessStats {
         }
     }
 
+    /**
+     * cutime + cstime: the CPU of the process's children that it has waited for, in milliseconds; -1 if it is
+     * gone. For a node agent: its jobs' processes (supervisor, setpriv, loader, the command).
+     */
+    static long childrenCpuMillis(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) * 1000 / CLOCK_TICKS_PER_SECOND;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
     /** VmHWM, in MB; -1 if the process is gone. */
     static long peakRssMb(long pid) {
         try {

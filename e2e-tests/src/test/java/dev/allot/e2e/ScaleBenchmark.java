@@ -85,6 +85,9 @@ class ScaleBenchmark {
             system.api.putBudget(lab + "/team", 1);
             Map<String, Long> cpuBefore = new LinkedHashMap<>();
             components.forEach((name, p) -> cpuBefore.put(name, ProcessStats.cpuMillis(p.pid())));
+            long brokerBefore = ProcessStats.cpuMillis(ProcessHandle.current().pid());
+            Map<String, Long> childrenBefore = new LinkedHashMap<>();
+            components.forEach((name, p) -> childrenBefore.put(name, ProcessStats.childrenCpuMillis(p.pid())));
             try (KafkaProducer<String, JobRequest> producer = infra.producer();
                  KafkaConsumer<String, JobEvent> events = infra.consumer(JobEvent.class)) {
                 events.subscribe(Set.of(Topics.JOB_EVENTS.name()));
@@ -145,9 +148,23 @@ class ScaleBenchmark {
                         pct(latencies(ids, placed), 0.5), pct(latencies(ids, placed), 0.99),
                         pct(latencies(ids, started), 0.5), pct(latencies(ids, started), 0.99));
             }
-            components.forEach((name, p) -> System.out.printf("BENCH scale component %s: CPU %.1f s over the run, peak RSS %d MB%n",
-                    name, (ProcessStats.cpuMillis(p.pid()) - cpuBefore.get(name)) / 1e3, ProcessStats.peakRssMb(p.pid())));
+            components.forEach((name, p) -> System.out.printf("BENCH scale component %s: CPU %.1f s over the run, peak RSS %d MB%s%n",
+                    name, (ProcessStats.cpuMillis(p.pid()) - cpuBefore.get(name)) / 1e3, ProcessStats.peakRssMb(p.pid()),
+                    childrenCpu(p, childrenBefore.get(name))));
+            System.out.printf("BENCH scale component in-JVM broker and the benchmark's own clients (this JVM): CPU %.1f s over the run%n",
+                    (ProcessStats.cpuMillis(ProcessHandle.current().pid()) - brokerBefore) / 1e3);
+            long jobProcessesMillis = components.entrySet().stream()
+                    .mapToLong(e -> ProcessStats.childrenCpuMillis(e.getValue().pid()) - childrenBefore.get(e.getKey())).sum();
+            // what starting and running the jobs' processes costs, next to the services: on a small machine the
+            // bound of end-to-end throughput with real processes
+            System.out.printf("BENCH scale job processes: CPU %.1f s for %d jobs = %.1f ms per job%n", jobProcessesMillis / 1e3,
+                    idle + jobs, jobProcessesMillis / (double) (idle + jobs));
         }
+    }
+
+    private static String childrenCpu(ServiceProcess process, long before) {
+        long millis = ProcessStats.childrenCpuMillis(process.pid()) - before;
+        return millis > 0 ? String.format(", its children (job processes) %.1f s", millis / 1e3) : "";
     }
 
     private void awaitStarted(KafkaConsumer<String, JobEvent> events, Set<String> ids, Duration timeout) {
