@@ -14,13 +14,7 @@ final class ProcessStats {
 
     /** utime + stime of the process, in milliseconds; -1 if it is gone. */
     static long cpuMillis(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 1000 / CLOCK_TICKS_PER_SECOND;
-        } catch (IOException e) {
-            return -1;
-        }
+        return statMillis(pid, 11, 12);
     }
 
     /**
@@ -28,10 +22,15 @@ final class ProcessStats {
      * gone. For a node agent: its jobs' processes (supervisor, setpriv, loader, the command).
      */
     static long childrenCpuMillis(long pid) {
+        return statMillis(pid, 13, 14);
+    }
+
+    /** Two clock-tick fields of /proc/PID/stat (counted from the state field, after the command's ')'), summed. */
+    private static long statMillis(long pid, int first, int second) {
         try {
             String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
             String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) * 1000 / CLOCK_TICKS_PER_SECOND;
+            return (Long.parseLong(fields[first]) + Long.parseLong(fields[second])) * 1000 / CLOCK_TICKS_PER_SECOND;
         } catch (IOException e) {
             return -1;
         }
