@@ -136,7 +136,10 @@ class ScaleBenchmark {
                 }
                 producer.flush();
                 double produceS = Duration.between(first, Instant.now()).toMillis() / 1e3;
-                awaitStarted(events, Set.copyOf(ids), Duration.ofMinutes(10));
+                // a 2-core machine that runs every job's processes starts ~35 jobs a second: the default 20,000
+                // need more than the 10 minutes that suit smaller runs (-Dbench.timeout.minutes to choose)
+                awaitStarted(events, Set.copyOf(ids), Duration.ofMinutes(
+                        Integer.getInteger("bench.timeout.minutes", Math.max(10, jobs / 1_000))));
                 Instant lastPlaced = ids.stream().map(placed::get).max(Instant::compareTo).orElseThrow();
                 Instant lastStarted = ids.stream().map(started::get).max(Instant::compareTo).orElseThrow();
                 double placedS = Duration.between(first, lastPlaced).toMillis() / 1e3;
