@@ -7,7 +7,8 @@
 # help: seconds and peak RSS, the in-JVM broker's, and the CPU of the jobs' own processes (supervisor, setpriv,
 # help: loader, command: on one small machine hosting every node, the bound of end-to-end throughput). A progress
 # help: line every 10 s of the sustained phase. Prints BENCH lines (figures for docs/benchmarks.md). Not part of the
-# help: tests. -Dallot.e2e.jvm-options="..." adds JVM options to every service (a flight recording, say).
+# help: tests. -Dallot.e2e.jvm-options="..." adds JVM options to every service (a flight recording, say);
+# help: -Dbench.timeout.minutes bounds the sustained phase (default: max(10, JOBS/1000)).
 # shellcheck shell=bash
 use_jdk
 cd "$ALLOT_ROOT"
