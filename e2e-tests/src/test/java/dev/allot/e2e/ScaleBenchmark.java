@@ -151,23 +151,20 @@ class ScaleBenchmark {
                         pct(latencies(ids, placed), 0.5), pct(latencies(ids, placed), 0.99),
                         pct(latencies(ids, started), 0.5), pct(latencies(ids, started), 0.99));
             }
+            Map<String, Long> childrenMillis = new LinkedHashMap<>();
+            components.forEach((name, p) -> childrenMillis.put(name, ProcessStats.childrenCpuMillis(p.pid()) - childrenBefore.get(name)));
             components.forEach((name, p) -> System.out.printf("BENCH scale component %s: CPU %.1f s over the run, peak RSS %d MB%s%n",
                     name, (ProcessStats.cpuMillis(p.pid()) - cpuBefore.get(name)) / 1e3, ProcessStats.peakRssMb(p.pid()),
-                    childrenCpu(p, childrenBefore.get(name))));
+                    childrenMillis.get(name) > 0
+                            ? String.format(", its children (job processes) %.1f s", childrenMillis.get(name) / 1e3) : ""));
             System.out.printf("BENCH scale component in-JVM broker and the benchmark's own clients (this JVM): CPU %.1f s over the run%n",
                     (ProcessStats.cpuMillis(ProcessHandle.current().pid()) - brokerBefore) / 1e3);
-            long jobProcessesMillis = components.entrySet().stream()
-                    .mapToLong(e -> ProcessStats.childrenCpuMillis(e.getValue().pid()) - childrenBefore.get(e.getKey())).sum();
+            long jobProcessesMillis = childrenMillis.values().stream().mapToLong(Long::longValue).sum();
             // what starting and running the jobs' processes costs, next to the services: on a small machine the
             // bound of end-to-end throughput with real processes
             System.out.printf("BENCH scale job processes: CPU %.1f s for %d jobs = %.1f ms per job%n", jobProcessesMillis / 1e3,
                     idle + jobs, jobProcessesMillis / (double) (idle + jobs));
         }
-    }
-
-    private static String childrenCpu(ServiceProcess process, long before) {
-        long millis = ProcessStats.childrenCpuMillis(process.pid()) - before;
-        return millis > 0 ? String.format(", its children (job processes) %.1f s", millis / 1e3) : "";
     }
 
     private void awaitStarted(KafkaConsumer<String, JobEvent> events, Set<String> ids, Duration timeout) {
