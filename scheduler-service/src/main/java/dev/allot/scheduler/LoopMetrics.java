@@ -111,6 +111,14 @@ final class LoopMetrics {
         transactions.increment();
     }
 
+    /** A step's transaction that needed another try: an abort and a resend, or a commit awaited again. */
+    void transactionRetry(String kind) {
+        Counter.builder("allot.scheduler.transaction.retries").tag("cluster", cluster).tag("kind", kind)
+                .description("Retries of a step's transaction: kind transaction (aborted and written again), "
+                        + "commit-timeout (the commit awaited again), offsets-timeout (offsets not acknowledged in time)")
+                .register(registry).increment();
+    }
+
     double deadLetters() {
         return deadLetters.count();
     }

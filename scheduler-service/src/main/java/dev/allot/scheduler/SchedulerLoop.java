@@ -27,7 +27,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
@@ -380,6 +379,8 @@ public final class SchedulerLoop implements Runnable {
         long offsetsCommittedAt = 0;
         boolean queueChanged = true;
         DemandMeter demand = new DemandMeter(settings.cluster(), settings.demandInterval().toMillis());
+        StepCommitter committer = new StepCommitter(producer, serializer, groupOnly, () -> stopping,
+                metrics::transactionRetry, System::currentTimeMillis);
         HeartbeatBacklog heartbeatBacklog = new HeartbeatBacklog(Duration.ofSeconds(1), settings.lostAfter().toMillis() / 2);
         Map<TopicPartition, Long> committed = new HashMap<>();
         for (TopicPartition tp : consumer.assignment()) {
@@ -494,7 +495,7 @@ public final class SchedulerLoop implements Runnable {
             // live, where they produced no output.
             if (!out.isEmpty() || (!offsets.isEmpty() && now - offsetsCommittedAt >= OFFSETS_ONLY_EVERY_MILLIS)) {
                 long began = System.nanoTime();
-                commit(producer, consumer, out, offsets);
+                commit(committer, producer, out, offsets);
                 commitNanos = System.nanoTime() - began;
                 offsetsCommittedAt = now;
                 offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
@@ -538,13 +539,9 @@ public final class SchedulerLoop implements Runnable {
     /** Longer than this between two polls, and the nodes are not held to the time the loop was not reading. */
     private static final long DEAF_MILLIS = 1_000;
 
-    private void commit(KafkaProducer<String, byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
-            List<Output> out, Map<TopicPartition, OffsetAndMetadata> offsets) {
-        producer.beginTransaction();
-        try {
-            for (Output o : out) {
-                producer.send(new ProducerRecord<>(o.topic(), o.key(), serializer.serialize(o.topic(), o.value())));
-            }
+    private void commit(StepCommitter committer, KafkaProducer<String, byte[]> producer, List<Output> out,
+            Map<TopicPartition, OffsetAndMetadata> offsets) {
+        committer.commit(out, offsets, () -> {
             if (halting) {
                 producer.flush(); // the records reach the broker inside the open transaction
                 throw new Halted();
@@ -556,23 +553,8 @@ public final class SchedulerLoop implements Runnable {
                 awaitQuietly(pause);
                 frozen = false;
             }
-            if (!offsets.isEmpty()) {
-                // The group's id only, not this member's generation: a rebalance (a standby joining) must not fail
-                // the active instance's commit. The transactional id is the fence (README, "Standby").
-                producer.sendOffsetsToTransaction(offsets, groupOnly);
-            }
-            producer.commitTransaction();
-            metrics.transaction();
-        } catch (ProducerFencedException | InvalidProducerEpochException | Halted e) {
-            throw e;
-        } catch (RuntimeException e) {
-            try {
-                producer.abortTransaction();
-            } catch (RuntimeException abort) {
-                e.addSuppressed(abort);
-            }
-            throw e; // the projection ran ahead of the log: rebuild (run() starts over)
-        }
+        });
+        metrics.transaction();
     }
 
     private static Map<TopicPartition, OffsetAndMetadata> advancedOffsets(KafkaConsumer<byte[], byte[]> consumer,
