@@ -101,8 +101,10 @@ class ScaleBenchmark {
 
                 // 1. idle: one job after another through the API
                 List<Double> postMs = new ArrayList<>();
+                List<String> idleIds = new ArrayList<>(); // in the order submitted
                 for (int i = 0; i < idle; i++) {
                     String id = "scale-" + run + "-idle-" + i;
+                    idleIds.add(id);
                     long t0 = System.nanoTime();
                     sent.put(id, Instant.now());
                     system.api.submit(Map.of("id", id, "budget", lab + "/team", "cluster", clusters.get(i % 2),
@@ -110,12 +112,13 @@ class ScaleBenchmark {
                     postMs.add((System.nanoTime() - t0) / 1e6);
                     awaitStarted(events, Set.of(id), Duration.ofSeconds(60));
                 }
-                List<String> idleIds = new ArrayList<>(sent.keySet());
                 System.out.printf("BENCH scale idle, %d jobs one at a time over REST: POST p50 %.1f ms p99 %.1f ms;"
                                 + " submit->StartJob p50 %.1f ms p99 %.1f ms; submit->process running p50 %.1f ms p99 %.1f ms%n",
                         idle, pct(postMs, 0.5), pct(postMs, 0.99), pct(latencies(idleIds, placed), 0.5),
                         pct(latencies(idleIds, placed), 0.99), pct(latencies(idleIds, started), 0.5),
                         pct(latencies(idleIds, started), 0.99));
+                System.out.println("BENCH scale idle, the 5 slowest (submission index: submit->StartJob, ->running): "
+                        + slowest(idleIds, 5));
 
                 // 2. sustained: straight onto job-requests, as fast as the producer goes
                 List<String> ids = new ArrayList<>();
@@ -204,6 +207,27 @@ class ScaleBenchmark {
         }
         ms.sort(Double::compare);
         return ms;
+    }
+
+    /** The n jobs slowest to be placed, with their place in the submission order (early ones meet a cold JVM). */
+    private String slowest(List<String> ids, int n) {
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            if (placed.containsKey(ids.get(i))) {
+                order.add(i);
+            }
+        }
+        order.sort((a, b) -> Long.compare(millis(ids.get(b), placed), millis(ids.get(a), placed)));
+        List<String> parts = new ArrayList<>();
+        for (int i : order.subList(0, Math.min(n, order.size()))) {
+            parts.add(String.format("#%d: %d ms, %d ms", i, millis(ids.get(i), placed), millis(ids.get(i), started)));
+        }
+        return String.join("; ", parts);
+    }
+
+    private long millis(String id, Map<String, Instant> at) {
+        Instant t = at.get(id);
+        return t == null ? -1 : Duration.between(sent.get(id), t).toMillis();
     }
 
     private static double pct(List<Double> values, double p) {

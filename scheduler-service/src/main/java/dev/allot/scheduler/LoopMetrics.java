@@ -111,6 +111,14 @@ final class LoopMetrics {
         transactions.increment();
     }
 
+    /** An active term began: {@code rebuilt} from the log, or {@code kept} (the last term's projection went on). */
+    void termStarted(String how) {
+        Counter.builder("allot.scheduler.terms").tag("cluster", cluster).tag("start", how)
+                .description("Active terms begun: start=rebuilt (from the log) or kept (the role came straight back "
+                        + "and nobody had written: the last term's projection went on)")
+                .register(registry).increment();
+    }
+
     /** A step's transaction that needed another try: an abort and a resend, or a commit awaited again. */
     void transactionRetry(String kind) {
         Counter.builder("allot.scheduler.transaction.retries").tag("cluster", cluster).tag("kind", kind)

@@ -82,6 +82,12 @@ public final class SchedulerLoop implements Runnable {
     private volatile boolean frozen;
     private volatile int fencings;
     private volatile long activeSince = -1;
+    /** Names this instance's terms (the tag on the offsets each commits). */
+    private final String instanceId = java.util.UUID.randomUUID().toString();
+    private int terms;
+    /** The projection of the last term, if it lost the role cleanly: kept in case the role comes straight back. */
+    private volatile KeptProjection kept;
+    private volatile int keptTerms;
     private final ConsumerGroupMetadata groupOnly;
     private volatile Status status;
     private volatile Thread thread;
@@ -159,6 +165,7 @@ public final class SchedulerLoop implements Runnable {
                         // Another instance became active (this one was dropped from the group while frozen or cut
                         // off): its initTransactions aborted our open transaction. Wait as a standby again.
                         fencings++;
+                        kept = null;
                         LOG.errorf("scheduler for cluster %s fenced by a newer active instance (%s); standing by",
                                 settings.cluster(), e.toString());
                         setPhase(Phase.FENCED);
@@ -171,6 +178,7 @@ public final class SchedulerLoop implements Runnable {
                     // the group: a standby, if there is one, may take the role meanwhile).
                     LOG.error("scheduler loop failed; rebuilding from the log in 1 s", e);
                     setPhase(Phase.FAILED);
+                    kept = null;
                     sleepQuietly(1000);
                 }
             }
@@ -244,6 +252,11 @@ public final class SchedulerLoop implements Runnable {
         }
     }
 
+    /** How many active terms went on from the projection of the one before, without a rebuild ({@link KeptProjection}). */
+    int keptTerms() {
+        return keptTerms;
+    }
+
     /** How many times a newer active instance fenced this one. */
     int fencings() {
         return fencings;
@@ -293,12 +306,13 @@ public final class SchedulerLoop implements Runnable {
                 producer.partitionsFor(output.name()); // their metadata now, not in the first decision's commit
             }
             setPhase(Phase.REPLAYING);
-            Map<TopicPartition, OffsetAndMetadata> committed = committedOffsets(consumer, inputs);
-            Recovery.Rebuilt rebuilt = recovery.rebuild(committed);
-            position(consumer, committed);
+            Map<TopicPartition, OffsetAndMetadata> committed = InputPositions.committed(consumer, inputs);
+            String term = instanceId + "/" + (++terms);
+            Map<TopicPartition, Long> committedPositions = new HashMap<>();
+            Recovery.Rebuilt rebuilt = projectionFor(consumer, committed, committedPositions);
             consumer.resume(inputs);
             publishStatus(Phase.REPLAYING, rebuilt.projection(), -1, rebuilt);
-            steps(rebuilt, producer, consumer, role);
+            steps(rebuilt, term, committedPositions, producer, consumer, role);
         } catch (Halted h) {
             halted = true;
             stopping = true;
@@ -314,6 +328,38 @@ public final class SchedulerLoop implements Runnable {
                 }
             }
         }
+    }
+
+    /**
+     * The term's projection: the last term's, if it lost the role cleanly and nobody committed since
+     * ({@link KeptProjection}), from the positions it had applied; else rebuilt from the log, from the committed
+     * offsets. Positions the consumer there and fills {@code committedPositions} (what steps take as committed).
+     */
+    private Recovery.Rebuilt projectionFor(KafkaConsumer<byte[], byte[]> consumer,
+            Map<TopicPartition, OffsetAndMetadata> committed, Map<TopicPartition, Long> committedPositions) {
+        KeptProjection k = kept;
+        kept = null;
+        if (k != null && k.stillTheLog(committed)) {
+            Recovery.Rebuilt rebuilt = k.rebuilt();
+            rebuilt.projection().notListening(System.currentTimeMillis() - k.lostAtMillis());
+            k.applied().forEach(consumer::seek);
+            committedPositions.putAll(k.committed());
+            keptTerms++;
+            metrics.termStarted("kept");
+            LOG.infof("cluster %s: the role came back with the offsets this instance committed last: going on from "
+                    + "its projection, %d ms after losing the role (no rebuild)", settings.cluster(),
+                    System.currentTimeMillis() - k.lostAtMillis());
+            return rebuilt;
+        }
+        if (k != null) {
+            LOG.infof("cluster %s: another instance committed since this one lost the role: rebuilding",
+                    settings.cluster());
+        }
+        Recovery.Rebuilt rebuilt = recovery.rebuild(committed);
+        InputPositions.seek(consumer, committed);
+        consumer.assignment().forEach(tp -> committedPositions.put(tp, consumer.position(tp)));
+        metrics.termStarted("rebuilt");
+        return rebuilt;
     }
 
     /**
@@ -366,8 +412,8 @@ public final class SchedulerLoop implements Runnable {
 
     // ------------------------------------------------------------------ the loop proper
 
-    private void steps(Recovery.Rebuilt rebuilt, KafkaProducer<String, byte[]> producer,
-            KafkaConsumer<byte[], byte[]> consumer, Role role) {
+    private void steps(Recovery.Rebuilt rebuilt, String term, Map<TopicPartition, Long> committed,
+            KafkaProducer<String, byte[]> producer, KafkaConsumer<byte[], byte[]> consumer, Role role) {
         Projection projection = rebuilt.projection();
         projection.estimateOn(estimatesThread, metrics::estimate);
         long rebuiltAt = System.currentTimeMillis();
@@ -382,10 +428,7 @@ public final class SchedulerLoop implements Runnable {
         StepCommitter committer = new StepCommitter(producer, serializer, groupOnly, () -> stopping,
                 metrics::transactionRetry, System::currentTimeMillis);
         HeartbeatBacklog heartbeatBacklog = new HeartbeatBacklog(Duration.ofSeconds(1), settings.lostAfter().toMillis() / 2);
-        Map<TopicPartition, Long> committed = new HashMap<>();
-        for (TopicPartition tp : consumer.assignment()) {
-            committed.put(tp, consumer.position(tp));
-        }
+        Map<TopicPartition, Long> readTo = InputPositions.of(consumer); // the inputs applied to the projection end here
         // Facts first: budgets, nodes, usage and agent reports up to their ends before any new
         // submission, so that a submission is never judged against a tree or cluster not yet read,
         // and before any pass: a job that ended while no instance was active still runs in the
@@ -419,7 +462,13 @@ public final class SchedulerLoop implements Runnable {
             }
             ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(wait));
             polledAt = System.currentTimeMillis();
-            role.check(); // an instance that is no longer active decides nothing more
+            try {
+                role.check(); // an instance that is no longer active decides nothing more
+            } catch (RoleLost lost) {
+                // what was polled is not applied: the projection stands at the previous step's positions
+                kept = new KeptProjection(rebuilt, term, new HashMap<>(committed), readTo, polledAt);
+                throw lost;
+            }
             if (catchingUp) {
                 caughtUpRecords += records.count();
             }
@@ -487,18 +536,20 @@ public final class SchedulerLoop implements Runnable {
                 lastSnapshot = now;
                 queueChanged = false;
             }
-            Map<TopicPartition, OffsetAndMetadata> offsets = advancedOffsets(consumer, committed);
+            readTo = InputPositions.of(consumer);
+            boolean advanced = readTo.entrySet().stream().anyMatch(e -> !e.getValue().equals(committed.get(e.getKey())));
             boolean changed = !applied.isEmpty() || decisions > 0;
             // A step that writes nothing (heartbeats, mostly) commits its offsets at most once a second: a
             // transaction per poll made commits most of the loop's time at scale. Deferring them is safe: the
             // next commit carries every position, and a successor reads the inputs after the committed offsets
             // live, where they produced no output.
-            if (!out.isEmpty() || (!offsets.isEmpty() && now - offsetsCommittedAt >= OFFSETS_ONLY_EVERY_MILLIS)) {
+            if (!out.isEmpty() || (advanced && now - offsetsCommittedAt >= OFFSETS_ONLY_EVERY_MILLIS)) {
                 long began = System.nanoTime();
-                commit(committer, producer, out, offsets);
+                // every input's position, tagged with the term: a KeptProjection is judged by them
+                commit(committer, producer, out, KeptProjection.offsets(readTo, term));
                 commitNanos = System.nanoTime() - began;
                 offsetsCommittedAt = now;
-                offsets.forEach((tp, o) -> committed.put(tp, o.offset()));
+                committed.putAll(readTo);
                 if (LOG.isDebugEnabled()) {
                     Output.logDecisions(LOG, "committed", now, out);
                 }
@@ -557,19 +608,6 @@ public final class SchedulerLoop implements Runnable {
         metrics.transaction();
     }
 
-    private static Map<TopicPartition, OffsetAndMetadata> advancedOffsets(KafkaConsumer<byte[], byte[]> consumer,
-            Map<TopicPartition, Long> committed) {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        for (TopicPartition tp : consumer.assignment()) {
-            long position = consumer.position(tp);
-            Long before = committed.get(tp);
-            if (before == null || position != before) {
-                offsets.put(tp, new OffsetAndMetadata(position));
-            }
-        }
-        return offsets;
-    }
-
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, long now, List<Output> out) {
         metrics.deadLetter();
         deadLetterLines.log(now, "dead letters", LOG::warn,
@@ -577,32 +615,6 @@ public final class SchedulerLoop implements Runnable {
                         record.offset(), reason));
         out.add(new Output(Topics.DEAD_LETTERS.name(), record.topic(),
                 DeadLetters.of(record, reason, settings.consumerName(), Instant.ofEpochMilli(now))));
-    }
-
-    /** The group's committed offset of every input partition (null where none). */
-    private static Map<TopicPartition, OffsetAndMetadata> committedOffsets(KafkaConsumer<byte[], byte[]> consumer,
-            Set<TopicPartition> partitions) {
-        Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>(consumer.committed(partitions));
-        partitions.forEach(tp -> committed.putIfAbsent(tp, null));
-        return committed;
-    }
-
-    /** Every input partition from the committed offsets (from the beginning where none). */
-    private static void position(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, OffsetAndMetadata> committed) {
-        List<TopicPartition> partitions = new ArrayList<>(committed.keySet());
-        List<TopicPartition> fromStart = new ArrayList<>();
-        for (TopicPartition tp : partitions) {
-            OffsetAndMetadata o = committed.get(tp);
-            if (o == null) {
-                fromStart.add(tp);
-            } else {
-                consumer.seek(tp, o.offset());
-            }
-        }
-        if (!fromStart.isEmpty()) {
-            // (an empty collection would mean every assigned partition: the whole log read again live)
-            consumer.seekToBeginning(fromStart);
-        }
     }
 
     // ------------------------------------------------------------------ status

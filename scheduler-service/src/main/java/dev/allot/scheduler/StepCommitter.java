@@ -28,8 +28,9 @@ import org.jboss.logging.Logger;
  *       documented way) until {@link #COMMIT_PATIENCE_MILLIS}; it cannot be aborted meanwhile.
  *   <li>An abortable error (a batch that ran out of delivery time, a {@code TRANSACTION_ABORTABLE} answer, a
  *       send that timed out on metadata) aborts the transaction, and the same records and offsets go again in a
- *       new one, up to {@link #ATTEMPTS} times: aborted records are invisible to the read-committed readers, so
- *       the second copy is the only one anyone sees.
+ *       new one: aborted records are invisible to the read-committed readers, so the last copy is the only one
+ *       anyone sees. A transient cause (a timeout: a broker restarting) is retried for
+ *       {@link #COMMIT_PATIENCE_MILLIS} from the first failure, any other {@link #ATTEMPTS} times.
  *   <li>A fence (a newer active instance), an error the producer cannot abort, or attempts used up: thrown, and
  *       the loop stands by or rebuilds as before.
  * </ol>
@@ -37,7 +38,10 @@ import org.jboss.logging.Logger;
 final class StepCommitter {
 
     private static final Logger LOG = Logger.getLogger(StepCommitter.class);
-    /** Transactions tried per step before the step is given up (the loop then rebuilds from the log). */
+    /**
+     * Transactions tried per step, when the failure is not transient, before the step is given up (the loop then
+     * rebuilds from the log).
+     */
     static final int ATTEMPTS = 3;
     /**
      * How long a commit that timed out is awaited again: twice the transaction timeout, after which the broker
@@ -80,6 +84,7 @@ final class StepCommitter {
         for (Output o : out) {
             records.add(new ProducerRecord<>(o.topic(), o.key(), serializer.serialize(o.topic(), (SpecificRecord) o.value())));
         }
+        long firstFailure = -1;
         for (int attempt = 1; ; attempt++) {
             try {
                 once(records, offsets, attempt == 1 ? afterSends : null);
@@ -87,13 +92,16 @@ final class StepCommitter {
             } catch (AfterSendsThrew e) {
                 throw e.thrown;
             } catch (KafkaException e) {
-                if (SchedulerLoop.fenced(e) || e instanceof CommitOutcomeUnknown || attempt >= ATTEMPTS || stopping.getAsBoolean()) {
+                long now = clock.getAsLong();
+                firstFailure = firstFailure < 0 ? now : firstFailure;
+                boolean again = transientFailure(e) ? now - firstFailure < COMMIT_PATIENCE_MILLIS : attempt < ATTEMPTS;
+                if (SchedulerLoop.fenced(e) || e instanceof CommitOutcomeUnknown || !again || stopping.getAsBoolean()) {
                     throw e instanceof CommitOutcomeUnknown u ? u.timeout : e;
                 }
                 abort(e);
                 retries.retried("transaction");
-                LOG.warnf("step's transaction failed (%s); aborted, writing the same %d records again (attempt %d of %d)",
-                        causes(e), records.size(), attempt + 1, ATTEMPTS);
+                LOG.warnf("step's transaction failed (%s); aborted, writing the same %d records again (attempt %d)",
+                        causes(e), records.size(), attempt + 1);
             } catch (RuntimeException e) {
                 abortQuietly(e);
                 throw e;
@@ -167,6 +175,16 @@ final class StepCommitter {
         } catch (RuntimeException abort) {
             cause.addSuppressed(abort);
         }
+    }
+
+    /** A failure that time may mend: a timeout or another retriable error anywhere in the causes. */
+    static boolean transientFailure(Throwable e) {
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof org.apache.kafka.common.errors.RetriableException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The error and its causes on one line ("the producer is in an error state" says little by itself). */

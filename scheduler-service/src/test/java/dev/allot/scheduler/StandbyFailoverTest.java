@@ -204,4 +204,37 @@ class StandbyFailoverTest {
         assertThat(pair[1].status().phase()).isEqualTo(SchedulerLoop.Phase.RUNNING);
         await().atMost(WAIT).untilAsserted(() -> assertNothingTwice(List.of(a, b)));
     }
+
+    @Test
+    void given_a_lone_active_dropped_by_the_group_when_the_role_comes_straight_back_then_it_goes_on_without_a_rebuild()
+            throws Exception {
+        SchedulerLoop loop = instance(Duration.ofSeconds(8));
+        await().atMost(WAIT).until(() -> loop.status().phase() == SchedulerLoop.Phase.RUNNING);
+        String a = events.submit(team, 1, 4, 600);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(a)).hasSize(1));
+
+        // when its loop freezes in the step that places b for longer than the stall limit, the group drops it
+        loop.pauseBeforeCommit();
+        String b = events.submit(team, 1, 2, 600);
+        await().atMost(WAIT).until(loop::frozen);
+        String group = Settings.of(infra.bootstrapServers(), infra.registryUrl(), events.cluster).groupId();
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of("bootstrap.servers", infra.bootstrapServers()))) {
+            await().atMost(WAIT).until(() -> admin.describeConsumerGroups(List.of(group)).describedGroups().get(group)
+                    .get().members().isEmpty());
+        }
+
+        // then, resumed, it commits that step (nobody fenced it), loses the role, gets it straight back, and goes
+        // on from its projection: nobody committed in between
+        loop.resume();
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(loop.keptTerms()).isEqualTo(1);
+            assertThat(loop.status().phase()).isEqualTo(SchedulerLoop.Phase.RUNNING);
+        });
+        assertThat(loop.fencings()).isZero();
+        String c = events.submit(team, 1, 2, 600);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(startsOf(c)).hasSize(1));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(loop.status().runningJobs()).containsKeys(a, b, c));
+        await().atMost(WAIT).untilAsserted(() -> assertNothingTwice(List.of(a, b, c)));
+    }
 }

@@ -189,6 +189,39 @@ class StepCommitterTest {
     }
 
     @Test
+    void givenATransientFailureOutlastsTheAttempts_whenItMendsWithinThePatience_thenTheStepStillLands() {
+        // a broker restarting: each send times out on metadata, five times in a row (one second apart)
+        for (int i = 0; i < StepCommitter.ATTEMPTS + 2; i++) {
+            producer.sendFailures.add(new TimeoutException("Topic queue-status not present in metadata after 10000 ms"));
+        }
+        StepCommitter secondApart = new StepCommitter(producer, serializer, new ConsumerGroupMetadata(GROUP), () -> false,
+                retries::add, () -> clock.addAndGet(1_000));
+
+        secondApart.commit(out, OFFSETS, () -> { });
+
+        assertThat(producer.begins).isEqualTo(StepCommitter.ATTEMPTS + 3);
+        assertThat(producer.commitCount()).isEqualTo(1);
+        assertThat(producer.history()).extracting(ProducerRecord::key).containsExactly("team-a", "team-b");
+    }
+
+    @Test
+    void givenATransientFailureOutlastsThePatience_whenTheStepCommits_thenItIsGivenUp() {
+        for (int i = 0; i < 20; i++) {
+            producer.sendFailures.add(new TimeoutException("Topic queue-status not present in metadata after 10000 ms"));
+        }
+        StepCommitter slowClock = new StepCommitter(producer, serializer, new ConsumerGroupMetadata(GROUP), () -> false,
+                retries::add, () -> clock.addAndGet(15_000));
+
+        assertThatThrownBy(() -> slowClock.commit(out, OFFSETS, () -> { })).isInstanceOf(TimeoutException.class);
+
+        // the clock moves 15 s at every reading (failures, aborts): past the patience within a few attempts
+        assertThat(producer.begins).isBetween(2, 5);
+        assertThat(producer.sendFailures).as("given up long before the failures ran out").hasSizeGreaterThan(10);
+        assertThat(producer.commitCount()).isZero();
+        assertThat(producer.history()).isEmpty();
+    }
+
+    @Test
     void givenANewerInstanceFencedThisOne_whenTheStepCommits_thenTheFenceIsThrownAtOnce_withoutRetry() {
         producer.commitFailures.add(new ProducerFencedException("fenced by epoch 5"));
 

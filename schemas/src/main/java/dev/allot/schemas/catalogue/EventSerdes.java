@@ -1,6 +1,7 @@
 package dev.allot.schemas.catalogue;
 
 import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
+import io.apicurio.registry.resolver.config.SchemaResolverConfig;
 import io.apicurio.registry.serde.avro.AvroSerdeConfig;
 import java.util.HashMap;
 import java.util.Map;
@@ -30,6 +31,11 @@ public final class EventSerdes {
         config.put("apicurio.registry.use-id", "contentId");
         config.put("apicurio.registry.id-handler", "io.apicurio.registry.serde.Default4ByteIdHandler");
         config.put(AvroSerdeConfig.USE_SPECIFIC_AVRO_READER, true);
+        // The JDK's HttpClient, not Vert.x: inside a Quarkus service the serde finds Quarkus's Vert.x through CDI,
+        // and a schema registration answered 200 by the registry once never completed on the caller's side,
+        // parking the scheduler's loop for good (chaos run of 2026-12-06, docs/benchmarks.md). The readers'
+        // schema lookups (kafka-edge's WriterSchemas) were on the JDK's client already.
+        config.put(SchemaResolverConfig.HTTP_ADAPTER, "JDK");
         // the class itself, not its name: under Quarkus a name is loaded through another class loader
         config.put(AvroSerdeConfig.AVRO_DATUM_PROVIDER, WriterCache.class);
         return config;
