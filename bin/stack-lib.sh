@@ -79,7 +79,8 @@ stack_launch() {
       scheduler-service*)
         stack_start_service "$name" "$module" "$port" -Dallot.scheduler.cluster=local ;;
       accounting-service)
-        stack_start_service "$name" "$module" "$port" -Dkafka-streams.state.dir="$ALLOT_HOME/accounting-service/streams" ;;
+        stack_start_service "$name" "$module" "$port" -Dkafka-streams.state.dir="$ALLOT_HOME/accounting-service/streams" \
+          -Dallot.accounting.instance-id=local-0 ;;
       *) stack_start_service "$name" "$module" "$port" ;;
     esac
 }

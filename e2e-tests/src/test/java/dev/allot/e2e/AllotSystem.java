@@ -46,6 +46,7 @@ final class AllotSystem implements AutoCloseable {
                 "kafka.group.id", "budget-" + cluster), security.apply("budget-service"));
         accounting = ServiceProcess.of("accounting-service", bootstrap, registry, stateDir.resolve("accounting"), Map.of(
                 "quarkus.kafka-streams.application-id", "allot-accounting-" + cluster,
+                "allot.accounting.instance-id", cluster + "-0",
                 "kafka-streams.state.dir", stateDir.resolve("accounting/streams").toString(),
                 "kafka-streams.commit.interval.ms", "200",
                 "allot.accounting.publish-interval", "1s",

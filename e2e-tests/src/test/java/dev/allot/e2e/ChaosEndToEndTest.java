@@ -75,6 +75,15 @@ class ChaosEndToEndTest {
                 }));
                 recoveries.add(killAndRestart("accounting-service", events,
                         () -> restart(system.accounting, s -> system.accounting = s)));
+                // static membership: the restarted instance holds its place in the group under its own id (its
+                // stream thread's), rather than joining as a new member that waits out the dead one's session
+                try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                        infra.clients().adminConfig())) {
+                    String group = "allot-accounting-" + cluster;
+                    assertThat(admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get().members())
+                            .extracting(m -> m.groupInstanceId().orElse("(dynamic)"))
+                            .containsExactly(cluster + "-0-1");
+                }
                 recoveries.add(killAndRestart("budget-service", events,
                         () -> restart(system.budget, s -> system.budget = s)));
                 recoveries.add(killAndRestart("node-agent", events,

@@ -196,6 +196,13 @@ class KubernetesManifestsTest {
         }
         assertThat(mounted).as("the claim %s is mounted at %s", claim, stateDir).isTrue();
         assertThat(env(c, "ALLOT_ACCOUNTING_ADVERTISED_HOST")).contains("$(POD_IP)");
+        // static membership under the pod's stable name: a restarted pod takes its own place in the group at once
+        JsonNode instanceId = null;
+        for (JsonNode e : c.path("env")) {
+            instanceId = e.path("name").asText().equals("ALLOT_ACCOUNTING_INSTANCE_ID") ? e : instanceId;
+        }
+        assertThat(instanceId).as("ALLOT_ACCOUNTING_INSTANCE_ID").isNotNull();
+        assertThat(instanceId.path("valueFrom").path("fieldRef").path("fieldPath").asText()).isEqualTo("metadata.name");
         if (overlay.endsWith("prod")) {
             assertThat(set.path("spec").path("replicas").asInt()).isGreaterThanOrEqualTo(2);
             assertThat(Integer.parseInt(env(c, "KAFKA_STREAMS_NUM_STANDBY_REPLICAS").orElseThrow())).isGreaterThanOrEqualTo(1);
