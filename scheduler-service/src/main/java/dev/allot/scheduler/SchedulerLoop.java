@@ -305,6 +305,7 @@ public final class SchedulerLoop implements Runnable {
             for (Topic<?, ?> output : OUTPUTS) {
                 producer.partitionsFor(output.name()); // their metadata now, not in the first decision's commit
             }
+            DecisionWriter.samples().forEach(o -> serializer.serialize(o.topic(), o.value())); // their schema ids too
             setPhase(Phase.REPLAYING);
             Map<TopicPartition, OffsetAndMetadata> committed = InputPositions.committed(consumer, inputs);
             String term = instanceId + "/" + (++terms);

@@ -1,6 +1,7 @@
 package dev.allot.scheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 
 import dev.allot.core.ChargeMode;
 import dev.allot.core.Decision;
@@ -250,5 +251,24 @@ class DecisionWriterTest {
         JobEvent verdict = (JobEvent) out.get(1).value();
         assertThat(verdict.getStateAfter()).isEqualTo(JobState.CANCELLED);
         assertThat(verdict.getPayload()).isEqualTo(new dev.allot.schemas.JobCancelled("alice", "wrong input", true));
+    }
+
+    @Test
+    void theWarmUpSamplesAreOneValidRecordPerTopicAPlacementWrites() {
+        List<Output> samples = DecisionWriter.samples();
+
+        assertThat(samples).extracting(Output::topic).containsExactlyInAnyOrder(Topics.JOB_EVENTS.name(),
+                Topics.NODE_COMMANDS.name());
+        // a record missing a required field would fail the serialiser at the start of every term
+        for (Output o : samples) {
+            var bytes = new java.io.ByteArrayOutputStream();
+            var encoder = org.apache.avro.io.EncoderFactory.get().binaryEncoder(bytes, null);
+            assertThatCode(() -> {
+                new org.apache.avro.specific.SpecificDatumWriter<org.apache.avro.specific.SpecificRecord>(
+                        o.value().getSchema()).write(o.value(), encoder);
+                encoder.flush();
+            }).as(o.topic()).doesNotThrowAnyException();
+            assertThat(bytes.size()).as(o.topic()).isPositive();
+        }
     }
 }
