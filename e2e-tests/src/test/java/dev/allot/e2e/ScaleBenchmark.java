@@ -202,7 +202,7 @@ class ScaleBenchmark {
         List<Double> ms = new ArrayList<>();
         for (String id : ids) {
             if (at.containsKey(id)) {
-                ms.add((double) Duration.between(sent.get(id), at.get(id)).toMillis());
+                ms.add((double) millis(id, at));
             }
         }
         ms.sort(Double::compare);

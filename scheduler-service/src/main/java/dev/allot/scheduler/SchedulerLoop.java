@@ -88,6 +88,10 @@ public final class SchedulerLoop implements Runnable {
     /** The projection of the last term, if it lost the role cleanly: kept in case the role comes straight back. */
     private volatile KeptProjection kept;
     private volatile int keptTerms;
+    /**
+     * The group the offsets are committed for, by its id only, not this member's generation: a rebalance (a standby
+     * joining) must not fail the active instance's commit. The transactional id is the fence (README, "Standby").
+     */
     private final ConsumerGroupMetadata groupOnly;
     private volatile Status status;
     private volatile Thread thread;
@@ -358,7 +362,7 @@ public final class SchedulerLoop implements Runnable {
         }
         Recovery.Rebuilt rebuilt = recovery.rebuild(committed);
         InputPositions.seek(consumer, committed);
-        consumer.assignment().forEach(tp -> committedPositions.put(tp, consumer.position(tp)));
+        committedPositions.putAll(InputPositions.of(consumer));
         metrics.termStarted("rebuilt");
         return rebuilt;
     }

@@ -82,7 +82,7 @@ final class StepCommitter {
         // nothing begun to abort.
         List<ProducerRecord<String, byte[]>> records = new ArrayList<>(out.size());
         for (Output o : out) {
-            records.add(new ProducerRecord<>(o.topic(), o.key(), serializer.serialize(o.topic(), (SpecificRecord) o.value())));
+            records.add(new ProducerRecord<>(o.topic(), o.key(), serializer.serialize(o.topic(), o.value())));
         }
         long firstFailure = -1;
         for (int attempt = 1; ; attempt++) {
