@@ -21,6 +21,12 @@ public interface NodeView {
 
     boolean lost();
 
+    /**
+     * Silent for a while but not lost yet: its jobs stay, but no new work goes there (it may be about to be
+     * lost, and work placed there would be lost with it).
+     */
+    boolean unreachable();
+
     int freeGpus();
 
     /** Ids of the jobs holding GPUs on this node, sorted. */

@@ -230,6 +230,27 @@ public final class Scheduler {
     }
 
     /**
+     * The node has been silent for a while (not yet long enough to be lost): no new work goes there, since it
+     * may be lost next and work placed there would be lost with it; its jobs run on. Ignored for a lost node.
+     */
+    public void nodeUnreachable(long atMillis, String nodeId) {
+        advance(atMillis);
+        Node n = nodeById.get(nodeId);
+        if (n != null && !n.lost() && !n.unreachable()) {
+            clusters.get(n.cluster()).unreachable(n);
+        }
+    }
+
+    /** A silent node is heard from again: it takes work again. */
+    public void nodeReachable(long atMillis, String nodeId) {
+        advance(atMillis);
+        Node n = nodeById.get(nodeId);
+        if (n != null && !n.lost() && n.unreachable()) {
+            clusters.get(n.cluster()).reachable(n);
+        }
+    }
+
+    /**
      * The node missed its heartbeats: every job with a replica on it goes back to waiting (a
      * {@link Decision.Requeue} is emitted by the next pass, keeping the job's submit time) and its
      * capacity leaves the cluster.

@@ -52,6 +52,41 @@ class DrainAndLossTest {
     }
 
     @Test
+    void anUnreachableNodeKeepsItsJobsTakesNoNewWorkEvenInACopyAndTakesWorkAgainWhenHeardFrom() {
+        // given two nodes, one running a job
+        Fixture f = new Fixture().teams("a").nodes("c1", 2, 8);
+        f.submit("running", "a", 1, 4, HOUR, false);
+        f.schedule();
+        String node = f.s.job("running").orElseThrow().placement().get(0).nodeId();
+        String other = node.equals("c1-n000") ? "c1-n001" : "c1-n000";
+        // when both fall silent
+        f.advance(MIN);
+        f.s.nodeUnreachable(f.now, node);
+        f.s.nodeUnreachable(f.now, other);
+        f.submit("new", "a", 1, 4, HOUR, true);
+        List<Decision> d = f.schedule();
+        // then the running job stays, and the new one waits (4 GPUs are free on each node)
+        assertThat(d).noneMatch(x -> x instanceof Decision.Place || x instanceof Decision.Requeue
+                || x instanceof Decision.Preempt);
+        assertThat(f.state("running")).isEqualTo(JobState.RUNNING);
+        assertThat(f.state("new")).isEqualTo(JobState.WAITING);
+        assertThat(f.s.node(node).orElseThrow().unreachable()).isTrue();
+        Scheduler copy = f.s.copy();
+        assertThat(copy.schedule(f.now)).noneMatch(x -> x instanceof Decision.Place);
+        // when the other is heard from, it takes the job; the silent one is lost later and comes back reachable
+        f.s.nodeReachable(f.now, other);
+        f.schedule();
+        assertThat(f.s.job("new").orElseThrow().placement()).extracting(ReplicaPlacement::nodeId)
+                .containsExactly(other);
+        f.s.nodeLost(f.now, node);
+        assertThat(f.s.node(node).orElseThrow().unreachable()).isTrue();
+        f.s.registerNode(f.now, new NodeSpec("c1", node, 8));
+        assertThat(f.s.node(node).orElseThrow().unreachable()).isFalse();
+        assertThat(Fixture.only(f.schedule(), Decision.Place.class)).extracting(Decision.Place::jobId)
+                .containsExactly("running");
+    }
+
+    @Test
     void aLostNodesJobsRequeueAndTheReturningNodeIsFenced() {
         // given a 2-replica gang over two nodes
         Fixture f = new Fixture().teams("a").nodes("c1", 2, 8);

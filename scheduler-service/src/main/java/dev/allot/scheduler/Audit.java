@@ -141,8 +141,8 @@ public final class Audit {
     }
 
     private static void pass(Projection projection, long at, List<Output> out) {
-        for (Input lost : projection.lostNodes(at)) {
-            projection.apply(lost, out);
+        for (Input silent : projection.silentNodes(at)) {
+            projection.apply(silent, out);
         }
         projection.pass(at, out);
     }

@@ -52,6 +52,10 @@ public sealed interface Input {
     record NodeLost(long at, String nodeId) implements Input {
     }
 
+    /** Decided by the edge's tick: the node has been silent a while, not yet long enough to be lost. */
+    record NodeUnreachable(long at, String nodeId) implements Input {
+    }
+
     /** NodeHeartbeat: the node is alive and runs these jobs (by its agent's count). */
     record Heartbeat(long at, String nodeId, long epoch, List<String> runningJobs) implements Input {
         public Heartbeat {

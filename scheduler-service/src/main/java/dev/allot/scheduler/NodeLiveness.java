@@ -12,12 +12,15 @@ import java.util.function.Predicate;
  * What the edge knows of nodes and the core does not: each agent's registration (its epoch, which
  * commands must carry, and GPU count), when each node was last heard from, and which stray replicas
  * (jobs a node runs that are not assigned to it) were told to stop lately. It decides which nodes
- * are lost, when a lost node is back, and which replicas to fence; the {@link Projection} applies
+ * are unreachable (no new work) or lost, when a lost node is back, and which replicas to fence; the {@link Projection} applies
  * that to the core.
  *
  * <p>Liveness is not in the log: after a rebuild every node gets a fresh grace period ({@link #heardAllAt}).
  */
 final class NodeLiveness {
+
+    /** A node silent for lost-after / this takes no new work (10 s of the default 30 s: five 2 s heartbeats). */
+    static final int UNREACHABLE_FRACTION = 3;
 
     /** A stray replica is told to stop again at most this often while its node keeps reporting it. */
     static final long STRAY_STOP_INTERVAL_MILLIS = 30_000;
@@ -130,19 +133,36 @@ final class NodeLiveness {
     }
 
     /**
-     * Nodes not heard from for longer than {@code lost-after}, as {@link Input.NodeLost} at {@code now}.
+     * Silent nodes at {@code now}: those not heard from for longer than {@code lost-after} as
+     * {@link Input.NodeLost}, and those silent for longer than {@link #UNREACHABLE_FRACTION} of it (but not
+     * lost yet) as {@link Input.NodeUnreachable}, each only when it changes the core.
+     *
+     * <p>Why both: the nodes of one agent fall silent together, but their last heartbeats (and so their
+     * losses) may fall in different ticks. A job requeued by the first loss must not be placed on a node that
+     * is about to be lost too; it waits for a node that is heard from.
      *
      * @param liveInCore whether the core knows a node and does not hold it lost already
+     * @param reachableInCore whether the core takes new work on a node (not held unreachable)
      */
-    List<Input> lostNodes(long now, Predicate<String> liveInCore) {
-        List<Input> lost = new ArrayList<>();
+    List<Input> silentNodes(long now, Predicate<String> liveInCore, Predicate<String> reachableInCore) {
+        List<Input> silent = new ArrayList<>();
         for (String nodeId : agents.keySet()) {
             Long heard = lastHeard.get(nodeId);
-            if (heard != null && now - heard > lostAfterMillis && liveInCore.test(nodeId)) {
-                lost.add(new Input.NodeLost(now, nodeId));
+            if (heard == null || !liveInCore.test(nodeId)) {
+                continue;
+            }
+            if (now - heard > lostAfterMillis) {
+                silent.add(new Input.NodeLost(now, nodeId));
+            } else if (now - heard > unreachableAfterMillis() && reachableInCore.test(nodeId)) {
+                silent.add(new Input.NodeUnreachable(now, nodeId));
             }
         }
-        return lost;
+        return silent;
+    }
+
+    /** How long a node may be silent before no new work goes there: a third of {@code lost-after}. */
+    long unreachableAfterMillis() {
+        return lostAfterMillis / UNREACHABLE_FRACTION;
     }
 
     /**

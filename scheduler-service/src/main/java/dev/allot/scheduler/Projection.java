@@ -138,7 +138,8 @@ public final class Projection {
      * same refusal at the same point.
      *
      * @return the inputs that changed the scheduler's state: the input itself, but for a heartbeat
-     *     only the registration of a lost node it brings back
+     *     only the registration of a lost node it brings back, or itself when it makes an unreachable
+     *     node reachable again
      */
     public List<Input> apply(Input input, List<Output> out) {
         try {
@@ -156,6 +157,7 @@ public final class Projection {
                         core.nodeLost(n.at(), n.nodeId());
                     }
                 }
+                case Input.NodeUnreachable n -> core.nodeUnreachable(n.at(), n.nodeId());
                 case Input.Drain d -> {
                     if (liveness.knows(d.nodeId())) {
                         core.drainNode(d.at(), d.nodeId());
@@ -256,7 +258,14 @@ public final class Projection {
             }
         });
         out.addAll(writer.strayStops(heard.strays(), h.at()));
-        return heard.returning() == null ? List.of() : apply(heard.returning(), out);
+        if (heard.returning() != null) {
+            return apply(heard.returning(), out);
+        }
+        if (core.node(h.nodeId()).map(NodeView::unreachable).orElse(false)) {
+            core.nodeReachable(h.at(), h.nodeId()); // silent a while, not lost: it takes work again
+            return List.of(h);
+        }
+        return List.of();
     }
 
     private void exited(Input.Exited e, List<Output> out) {
@@ -398,9 +407,13 @@ public final class Projection {
 
     // ------------------------------------------------------------------ liveness
 
-    /** Nodes that missed their heartbeats for longer than {@code lost-after}: to be applied as {@link Input.NodeLost}. */
-    public List<Input> lostNodes(long now) {
-        return liveness.lostNodes(now, this::liveInCore);
+    /**
+     * Nodes silent for a while ({@link Input.NodeUnreachable}) or longer than {@code lost-after}
+     * ({@link Input.NodeLost}), to be applied; see {@link NodeLiveness#silentNodes}.
+     */
+    public List<Input> silentNodes(long now) {
+        return liveness.silentNodes(now, this::liveInCore,
+                nodeId -> core.node(nodeId).map(n -> !n.unreachable()).orElse(false));
     }
 
     /** The instance did not read its inputs for {@code millis}: not the nodes' silence (see NodeLiveness). */

@@ -499,18 +499,25 @@ public final class SchedulerLoop implements Runnable {
             boolean tick = !catchingUp && now >= nextTick;
             if (tick) {
                 nextTick = now + tickMillis;
-                List<Input> silent = projection.lostNodes(now);
+                List<Input> silent = projection.silentNodes(now);
                 long unread = silent.isEmpty() ? 0 : heartbeatBacklog.unread(consumer, now);
                 if (unread != 0) {
                     behindLines.log(now, "deferred loss checks", LOG::warn, () -> String.format("cluster %s: %d node(s)"
-                            + " silent, but node-status is not read to its end (%s): none is judged lost until it is",
-                            settings.cluster(), silent.size(), unread == HeartbeatBacklog.UNKNOWN
+                            + " silent, but node-status is not read to its end (%s): none is judged unreachable or"
+                            + " lost until it is", settings.cluster(), silent.size(), unread == HeartbeatBacklog.UNKNOWN
                                     ? "the broker did not say where it ends" : unread + " records unread"));
                 } else {
-                    for (Input lost : silent) {
-                        LOG.warnf("cluster %s: node %s missed its heartbeats: lost", settings.cluster(),
-                                ((Input.NodeLost) lost).nodeId());
-                        applied.addAll(projection.apply(lost, out));
+                    for (Input input : silent) {
+                        switch (input) {
+                            case Input.NodeLost lost -> LOG.warnf("cluster %s: node %s missed its heartbeats: lost",
+                                    settings.cluster(), lost.nodeId());
+                            case Input.NodeUnreachable u -> LOG.infof("cluster %s: node %s silent for more than %d ms:"
+                                    + " no new work there until it is heard from", settings.cluster(), u.nodeId(),
+                                    settings.lostAfter().toMillis() / NodeLiveness.UNREACHABLE_FRACTION);
+                            default -> {
+                            }
+                        }
+                        applied.addAll(projection.apply(input, out));
                     }
                 }
             }

@@ -35,6 +35,11 @@ class NodeLivenessTest {
         liveness.registered(new Input.RegisterNode(1_000, "n2", 4, 1), false);
     }
 
+    /** Only losses: the core holds every node unreachable already. */
+    private List<Input> lostNodes(long now, java.util.function.Predicate<String> liveInCore) {
+        return liveness.silentNodes(now, liveInCore, nodeId -> false);
+    }
+
     @Test
     void given_registrations_when_a_node_registers_again_then_the_epoch_says_whether_its_agent_restarted() {
         NodeLiveness.Registration same = liveness.registered(new Input.RegisterNode(2_000, "n1", 8, 5), true);
@@ -52,14 +57,14 @@ class NodeLivenessTest {
     void given_a_node_silent_for_longer_than_lost_after_when_asked_then_it_is_lost_and_the_other_is_not() {
         liveness.heartbeat(new Input.Heartbeat(20_000, "n2", 1, List.of()), false, REPLICAS);
 
-        List<Input> lost = liveness.lostNodes(1_000 + LOST_AFTER + 1, nodeId -> true);
+        List<Input> lost = lostNodes(1_000 + LOST_AFTER + 1, nodeId -> true);
 
         assertThat(lost).containsExactly(new Input.NodeLost(1_000 + LOST_AFTER + 1, "n1"));
     }
 
     @Test
     void given_a_node_the_core_holds_lost_already_when_asked_then_it_is_not_lost_again() {
-        assertThat(liveness.lostNodes(1_000 + LOST_AFTER + 1, Set.of("n2")::contains))
+        assertThat(lostNodes(1_000 + LOST_AFTER + 1, Set.of("n2")::contains))
                 .containsExactly(new Input.NodeLost(1_000 + LOST_AFTER + 1, "n2"));
     }
 
@@ -67,8 +72,8 @@ class NodeLivenessTest {
     void given_a_rebuild_when_every_node_is_heard_now_then_each_gets_a_fresh_grace_period() {
         liveness.heardAllAt(100_000);
 
-        assertThat(liveness.lostNodes(100_000 + LOST_AFTER, nodeId -> true)).isEmpty();
-        assertThat(liveness.lostNodes(100_000 + LOST_AFTER + 1, nodeId -> true)).hasSize(2);
+        assertThat(lostNodes(100_000 + LOST_AFTER, nodeId -> true)).isEmpty();
+        assertThat(lostNodes(100_000 + LOST_AFTER + 1, nodeId -> true)).hasSize(2);
     }
 
     @Test
@@ -122,10 +127,30 @@ class NodeLivenessTest {
         liveness.notListening(20_000);
 
         // n1 would be silent for lost-after + 1 ms at 31,001 without the step; the step's 20 s do not count
-        assertThat(liveness.lostNodes(1_000 + LOST_AFTER + 1, nodeId -> true)).isEmpty();
-        assertThat(liveness.lostNodes(1_000 + 20_000 + LOST_AFTER + 1, nodeId -> true))
+        assertThat(lostNodes(1_000 + LOST_AFTER + 1, nodeId -> true)).isEmpty();
+        assertThat(lostNodes(1_000 + 20_000 + LOST_AFTER + 1, nodeId -> true))
                 .extracting(i -> ((Input.NodeLost) i).nodeId()).containsExactly("n1");
-        assertThat(liveness.lostNodes(10_000 + 20_000 + LOST_AFTER + 1, nodeId -> true)).hasSize(2);
+        assertThat(lostNodes(10_000 + 20_000 + LOST_AFTER + 1, nodeId -> true)).hasSize(2);
+    }
+
+    @Test
+    void given_a_node_silent_for_a_third_of_lost_after_when_asked_then_it_is_unreachable_once_and_lost_later() {
+        long unreachableAfter = LOST_AFTER / 3;
+        liveness.heartbeat(new Input.Heartbeat(1_250, "n2", 1, List.of()), false, REPLICAS);
+
+        List<Input> before = liveness.silentNodes(1_000 + unreachableAfter, nodeId -> true, nodeId -> true);
+        List<Input> n1Silent = liveness.silentNodes(1_000 + unreachableAfter + 1, nodeId -> true, nodeId -> true);
+        List<Input> n1HeldAlready = liveness.silentNodes(1_000 + unreachableAfter + 1, nodeId -> true,
+                nodeId -> !nodeId.equals("n1"));
+        List<Input> n1LostN2Unreachable = liveness.silentNodes(1_000 + LOST_AFTER + 1, nodeId -> true,
+                nodeId -> true);
+
+        assertThat(before).isEmpty();
+        assertThat(n1Silent).containsExactly(new Input.NodeUnreachable(1_000 + unreachableAfter + 1, "n1"));
+        assertThat(n1HeldAlready).isEmpty();
+        // the agent's two nodes fall silent 250 ms apart: when the first is lost the second takes no work
+        assertThat(n1LostN2Unreachable).containsExactly(new Input.NodeLost(1_000 + LOST_AFTER + 1, "n1"),
+                new Input.NodeUnreachable(1_000 + LOST_AFTER + 1, "n2"));
     }
 
     @Test

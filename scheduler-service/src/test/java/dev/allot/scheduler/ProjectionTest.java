@@ -48,6 +48,11 @@ class ProjectionTest {
         out.clear();
     }
 
+    /** The agent epochs the nodes registered with. */
+    static long epochOf(String node) {
+        return node.equals("n1") ? 7 : 3;
+    }
+
     void apply(Input input) {
         projection.apply(input, out);
     }
@@ -267,8 +272,8 @@ class ProjectionTest {
         apply(job("j1", "lab/a", 1, 8, 60));
         String node = payloads(pass(), StartJob.class).get(0).getNodeId();
         long later = t + Settings.of("x", "y", CLUSTER).lostAfter().toMillis() + 1;
-        List<Input> lost = projection.lostNodes(later);
-        assertThat(lost).hasSize(2); // nobody heartbeats in this test
+        List<Input> lost = projection.silentNodes(later);
+        assertThat(lost).hasSize(2).allSatisfy(i -> assertThat(i).isInstanceOf(Input.NodeLost.class)); // no heartbeats
         lost.forEach(this::apply);
         List<Output> decided = pass();
         assertThat(payloads(decided, dev.allot.schemas.JobLost.class)).singleElement()
@@ -321,5 +326,66 @@ class ProjectionTest {
 
         assertThat(payloads(out, JobCompleted.class)).singleElement()
                 .satisfies(c -> assertThat(c.getChargedGpuSeconds()).isEqualTo(8 * 5.0 + 8 * 7.0));
+    }
+
+    @Test
+    void given_two_nodes_of_one_agent_falling_silent_apart_when_the_first_is_lost_then_its_job_waits_for_a_node_heard_from() {
+        // issue 14 (AgentRestartEndToEndTest): one agent runs both nodes; it is killed. Its last heartbeats
+        // were 250 ms apart, so the two losses fall in different ticks. The job requeued by the first loss
+        // must not go to the other node, which is lost a tick later (a second loss, a third placement).
+        long lostAfter = Settings.of("x", "y", CLUSTER).lostAfter().toMillis();
+        apply(job("j1", "lab/a", 1, 8, 60));
+        String first = payloads(pass(), StartJob.class).get(0).getNodeId();
+        String second = first.equals("n1") ? "n2" : "n1";
+        long killed = ++t;
+        apply(new Input.Heartbeat(killed, first, epochOf(first), List.of("j1")));
+        apply(new Input.Heartbeat(killed + 250, second, epochOf(second), List.of()));
+
+        List<Input> silentAWhile = projection.silentNodes(killed + lostAfter / 2);
+        silentAWhile.forEach(this::apply);
+        List<Input> firstLost = projection.silentNodes(killed + lostAfter + 1);
+        firstLost.forEach(this::apply);
+        out.clear();
+        projection.pass(killed + lostAfter + 1, out);
+
+        assertThat(silentAWhile).containsExactly(new Input.NodeUnreachable(killed + lostAfter / 2, "n1"),
+                new Input.NodeUnreachable(killed + lostAfter / 2, "n2"));
+        assertThat(firstLost).containsExactly(new Input.NodeLost(killed + lostAfter + 1, first));
+        assertThat(payloads(out, dev.allot.schemas.JobLost.class)).hasSize(1);
+        assertThat(payloads(out, StartJob.class)).isEmpty();
+        assertThat(projection.stateOf("j1")).isEqualTo(JobState.WAITING);
+
+        // The second node is heard from again (its agent is back within lost-after): it takes the job.
+        t = killed + lostAfter + 2;
+        List<Input> journaled = projection.apply(new Input.Heartbeat(t, second, epochOf(second),
+                List.of()), out);
+        assertThat(journaled).singleElement().isInstanceOf(Input.Heartbeat.class);
+        assertThat(projection.core().node(second).orElseThrow().unreachable()).isFalse();
+        assertThat(payloads(pass(), StartJob.class)).singleElement()
+                .satisfies(s -> assertThat(s.getNodeId()).isEqualTo(second));
+    }
+
+    @Test
+    void given_an_unreachable_node_running_a_job_when_heard_from_before_lost_after_then_the_job_runs_on_untouched() {
+        long lostAfter = Settings.of("x", "y", CLUSTER).lostAfter().toMillis();
+        apply(job("j1", "lab/a", 1, 8, 60));
+        String node = payloads(pass(), StartJob.class).get(0).getNodeId();
+        long heard = ++t;
+        apply(new Input.Heartbeat(heard, "n1", 7, node.equals("n1") ? List.of("j1") : List.of()));
+        apply(new Input.Heartbeat(heard, "n2", 3, node.equals("n2") ? List.of("j1") : List.of()));
+
+        projection.silentNodes(heard + lostAfter - 1).forEach(this::apply);
+        List<Output> whileSilent = new ArrayList<>();
+        projection.pass(heard + lostAfter - 1, whileSilent);
+        t = heard + lostAfter;
+        out.clear();
+        projection.apply(new Input.Heartbeat(t, node, 7, List.of("j1")), out);
+
+        assertThat(payloads(whileSilent, dev.allot.schemas.JobLost.class)).isEmpty();
+        assertThat(payloads(whileSilent, StopJob.class)).isEmpty();
+        assertThat(out).isEmpty(); // no stray stop: the job is still assigned to the node
+        assertThat(projection.stateOf("j1")).isEqualTo(JobState.RUNNING);
+        assertThat(projection.silentNodes(heard + lostAfter + 1))
+                .containsExactly(new Input.NodeLost(heard + lostAfter + 1, node.equals("n1") ? "n2" : "n1"));
     }
 }

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * A node's state in the core: which GPU indices each job holds, drain and loss flags, the
+ * A node's state in the core: which GPU indices each job holds, drain, reachability and loss flags, the
  * fencing epoch and the reservation it belongs to. Mutated only by the scheduler.
  */
 public final class Node implements NodeView {
@@ -16,6 +16,7 @@ public final class Node implements NodeView {
     private boolean draining;
     private boolean drainedReported;
     private boolean lost;
+    private boolean unreachable;
     private boolean debugReserve;
     private String reservedFor;
     private final BitSet used = new BitSet();
@@ -36,6 +37,7 @@ public final class Node implements NodeView {
         n.draining = from.draining;
         n.drainedReported = from.drainedReported;
         n.lost = from.lost;
+        n.unreachable = from.unreachable;
         return n;
     }
 
@@ -57,6 +59,11 @@ public final class Node implements NodeView {
     @Override
     public boolean lost() {
         return lost;
+    }
+
+    @Override
+    public boolean unreachable() {
+        return unreachable;
     }
 
     @Override
@@ -96,9 +103,9 @@ public final class Node implements NodeView {
         this.debugReserve = held;
     }
 
-    /** Live, not draining: may take new work. */
+    /** Live, reachable, not draining: may take new work. */
     public boolean available() {
-        return !lost && !draining;
+        return !lost && !unreachable && !draining;
     }
 
     public boolean drainedReported() {
@@ -122,9 +129,14 @@ public final class Node implements NodeView {
         lost = true;
     }
 
-    /** A lost node comes back: new epoch, empty, not draining. */
+    public void unreachable(boolean silent) {
+        this.unreachable = silent;
+    }
+
+    /** A lost node comes back: new epoch, empty, reachable, not draining. */
     public void fence() {
         lost = false;
+        unreachable = false;
         draining = false;
         drainedReported = false;
         epoch++;

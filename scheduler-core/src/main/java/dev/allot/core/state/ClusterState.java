@@ -341,15 +341,40 @@ public final class ClusterState {
     /** No new work on the node; it is no longer held for the lane nor reserved (its jobs go as their contracts allow). */
     public void drain(Node n) {
         n.drain();
+        closed(n);
+    }
+
+    /** The node takes work again. */
+    public void undrain(Node n) {
+        n.undrain();
+        reopened(n);
+    }
+
+    /**
+     * The node went silent: no new work there, and it holds nothing for the lane nor for a reservation, as
+     * when it drains; but its jobs stay (it is not lost yet).
+     */
+    public void unreachable(Node n) {
+        n.unreachable(true);
+        closed(n);
+    }
+
+    /** A silent node is heard from again: it takes work again (unless it drains). */
+    public void reachable(Node n) {
+        n.unreachable(false);
+        reopened(n);
+    }
+
+    /** The node just stopped taking work: out of the open set, the lane and reservations. */
+    private void closed(Node n) {
         availabilityChanged();
         open.remove(n);
         laneNodes.release(n, open);
         reservations.dropHolding(n);
     }
 
-    /** The node takes work again. */
-    public void undrain(Node n) {
-        n.undrain();
+    /** The node may take work again: back in the open set if nothing else keeps it out. */
+    private void reopened(Node n) {
         availabilityChanged();
         if (n.available() && !n.debugReserve()) {
             open.add(n);

@@ -73,6 +73,7 @@ final class Invariants {
                         NodeView n = s.node(r.nodeId()).orElseThrow();
                         assertThat(n.draining()).as("no placement on a draining node").isFalse();
                         assertThat(n.lost()).isFalse();
+                        assertThat(n.unreachable()).as("no placement on an unreachable node").isFalse();
                         for (int g : r.gpuIndices()) {
                             assertThat(g).isBetween(0, n.spec().gpus() - 1);
                             String key = r.nodeId() + "#" + r.nodeEpoch() + "#" + g;

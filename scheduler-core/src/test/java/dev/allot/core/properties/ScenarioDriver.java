@@ -198,7 +198,15 @@ final class ScenarioDriver {
                 }
                 s.nodeLost(now, n);
             }
-        } else if (k < 95) {
+        } else if (k < 93) {
+            // a node falls silent for a while, or is heard from again
+            String n = nodeIds.get(rnd.nextInt(nodeIds.size()));
+            if (s.node(n).orElseThrow().unreachable()) {
+                s.nodeReachable(now, n);
+            } else {
+                s.nodeUnreachable(now, n);
+            }
+        } else if (k < 96) {
             String a = accounts.get(1 + rnd.nextInt(accounts.size() - 1));
             s.defineBudget(now, a, s.budgets().parent(a), 1 + rnd.nextInt(5));
         } else {
@@ -220,7 +228,8 @@ final class ScenarioDriver {
         }
         for (NodeView n : c.nodes()) {
             b.append(n.nodeId()).append(' ').append(n.epoch()).append(' ').append(n.freeGpus()).append(' ')
-                    .append(n.draining()).append(' ').append(n.lost()).append(' ').append(n.reservedFor()).append(' ')
+                    .append(n.draining()).append(' ').append(n.lost()).append(' ').append(n.unreachable()).append(' ')
+                    .append(n.reservedFor()).append(' ')
                     .append(n.debugReserve()).append(' ').append(n.jobIds()).append('\n');
         }
         for (String cl : c.clusters()) {
