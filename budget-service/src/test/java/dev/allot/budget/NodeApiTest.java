@@ -92,6 +92,27 @@ class NodeApiTest {
     }
 
     @Test
+    void givenNodesSilentForAThirdOfLostAfterAndLonger_whenListed_thenUnreachableAndLost() {
+        // lost-after 30 s: silent 12 s is unreachable (no new work there), silent 60 s is lost
+        String silent = cluster + "-node-silent";
+        String gone = cluster + "-node-gone";
+        Instant now = Instant.now();
+        status(silent, new NodeRegistered(cluster, 8, "fake", 1L, "host:2", null), now.minusSeconds(13));
+        status(silent, new NodeHeartbeat(cluster, 1L, List.of(), null), now.minusSeconds(12));
+        status(gone, new NodeRegistered(cluster, 8, "fake", 1L, "host:3", null), now.minusSeconds(60));
+
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> Api.asAdmin().queryParam("cluster", cluster)
+                .when().get("/nodes").then().statusCode(200).body("nodes.size()", equalTo(3))
+                .body("nodes.find { it.nodeId == '" + node + "' }.state", equalTo("UP"))
+                .body("nodes.find { it.nodeId == '" + node + "' }.unreachable", equalTo(false))
+                .body("nodes.find { it.nodeId == '" + silent + "' }.state", equalTo("UNREACHABLE"))
+                .body("nodes.find { it.nodeId == '" + silent + "' }.unreachable", equalTo(true))
+                .body("nodes.find { it.nodeId == '" + silent + "' }.lost", equalTo(false))
+                .body("nodes.find { it.nodeId == '" + gone + "' }.state", equalTo("LOST"))
+                .body("nodes.find { it.nodeId == '" + gone + "' }.unreachable", equalTo(false)));
+    }
+
+    @Test
     void givenAnUnknownNode_whenDrained_then404NamingTheFieldAndNothingWritten() {
         String unknown = cluster + "-nowhere";
         Api.asAdmin().when().post("/nodes/" + unknown + "/drain").then().statusCode(404).body("field", equalTo("id"));
@@ -105,7 +126,11 @@ class NodeApiTest {
     }
 
     private static void status(String nodeId, Object payload) {
+        status(nodeId, payload, Instant.now());
+    }
+
+    private static void status(String nodeId, Object payload, Instant at) {
         TestLog.publish(Topics.NODE_STATUS, nodeId, NodeStatus.newBuilder().setEventId(UUID.randomUUID().toString())
-                .setOccurredAt(Instant.now()).setNodeId(nodeId).setPayload(payload).build());
+                .setOccurredAt(at).setNodeId(nodeId).setPayload(payload).build());
     }
 }

@@ -300,7 +300,7 @@ class CliCommandsTest {
         Cli.Result nodes = carol.run("nodes");
         String line = nodes.out().lines().filter(l -> l.startsWith(node2)).findFirst().orElseThrow();
         assertThat(line).contains("DRAINING").contains("drain by carol (MAINT-42)");
-        assertThat(nodes.out()).contains(cluster + ": 16 GPUs").contains("1 draining, 0 lost");
+        assertThat(nodes.out()).contains(cluster + ": 16 GPUs").contains("1 draining, 0 unreachable, 0 lost");
         assertThat(json(carol.run("nodes", "-o", "json")).path("nodes").get(1).path("draining").asBoolean()).isTrue();
 
         assertThat(carol.run("undrain", node2).out()).contains("drain lifted on " + node2 + " (state UP)");

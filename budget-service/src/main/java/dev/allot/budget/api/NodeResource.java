@@ -68,7 +68,10 @@ public class NodeResource {
     @Inject
     KafkaSettings settings;
 
-    /** The scheduler's allot.scheduler.lost-after: a node silent longer is shown as lost. */
+    /**
+     * The scheduler's allot.scheduler.lost-after: a node silent longer is shown as lost, one silent for a third
+     * of it as unreachable (no new work goes there).
+     */
     @ConfigProperty(name = "allot.budget.node-lost-after", defaultValue = "30s")
     Duration lostAfter;
 
@@ -178,11 +181,16 @@ public class NodeResource {
         body.put("registeredAt", n.registeredAt().toString());
         body.put("lastHeartbeatAt", n.lastHeartbeatAt() == null ? null : n.lastHeartbeatAt().toString());
         Instant heard = n.lastHeartbeatAt() == null ? n.registeredAt() : n.lastHeartbeatAt();
-        boolean lost = Duration.between(heard, now).compareTo(lostAfter) > 0;
+        Duration silent = Duration.between(heard, now);
+        boolean lost = silent.compareTo(lostAfter) > 0;
+        // the scheduler's rule: silent for a third of lost-after, it takes no new work (its jobs run on)
+        boolean unreachable = !lost && silent.compareTo(lostAfter.dividedBy(3)) > 0;
         body.put("meanGpuUtilisation", n.meanGpuUtilisation());
-        String state = lost ? "LOST" : n.drain() == null ? "UP" : n.drain().drainedAt() == null ? "DRAINING" : "DRAINED";
+        String state = lost ? "LOST" : unreachable ? "UNREACHABLE"
+                : n.drain() == null ? "UP" : n.drain().drainedAt() == null ? "DRAINING" : "DRAINED";
         body.put("state", state);
         body.put("lost", lost);
+        body.put("unreachable", unreachable);
         body.put("draining", n.drain() != null);
         if (n.drain() != null) {
             Map<String, Object> drain = new LinkedHashMap<>();

@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
 
 /** sinfo: nodes with GPUs free and used, drain state (who, why) and loss, per cluster. */
 @Command(name = "nodes", aliases = "sinfo", mixinStandardHelpOptions = true,
-        description = "Nodes (sinfo): state (UP, DRAINING, DRAINED, LOST), GPUs total / used / free, last heartbeat,"
+        description = "Nodes (sinfo): state (UP, DRAINING, DRAINED, UNREACHABLE: silent a while, no new work; LOST), GPUs total / used / free, last heartbeat,"
                 + " running jobs, and who drains it and why.")
 public final class NodesCommand extends ApiCommand {
 
@@ -38,12 +38,13 @@ public final class NodesCommand extends ApiCommand {
         Table table = new Table().column("NODE").column("CLUSTER").column("STATE").number("GPUS").number("USED")
                 .number("FREE").column("HEARTBEAT").column("JOBS / DRAIN");
         for (JsonNode n : nodes) {
-            int[] t = totals.computeIfAbsent(n.path("cluster").asText(), c -> new int[5]);
+            int[] t = totals.computeIfAbsent(n.path("cluster").asText(), c -> new int[6]);
             t[0] += n.path("gpus").asInt();
             t[1] += n.path("usedGpus").asInt();
             t[2] += n.path("freeGpus").asInt();
             t[3] += n.path("draining").asBoolean() ? 1 : 0;
             t[4] += n.path("lost").asBoolean() ? 1 : 0;
+            t[5] += n.path("unreachable").asBoolean() ? 1 : 0;
             List<String> notes = new ArrayList<>();
             n.path("jobs").fieldNames().forEachRemaining(job -> notes.add(job + "(" + n.path("jobs").path(job).asInt() + ")"));
             JsonNode drain = n.path("drain");
@@ -59,7 +60,8 @@ public final class NodesCommand extends ApiCommand {
         }
         StringBuilder out = new StringBuilder();
         totals.forEach((c, t) -> out.append(String.format(java.util.Locale.ROOT,
-                "%s: %d GPUs, %d used, %d free; %d draining, %d lost%n", c, t[0], t[1], t[2], t[3], t[4])));
+                "%s: %d GPUs, %d used, %d free; %d draining, %d unreachable, %d lost%n", c, t[0], t[1], t[2], t[3],
+                t[5], t[4])));
         out.append(table.render(width()));
         return print(out.toString());
     }
