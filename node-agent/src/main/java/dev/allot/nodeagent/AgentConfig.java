@@ -90,6 +90,14 @@ public interface AgentConfig {
     @WithDefault("/usr/local/bin:/usr/bin:/bin")
     String jobPath();
 
+    /**
+     * The niceness jobs run at (0-19; 0: the agent's own). Above 0, jobs leave the CPU to whatever else runs on the
+     * node (the agent, or Allot's services where one machine hosts everything). 0 by default: on one small machine
+     * that hosts the whole system, 10 made submissions faster but the jobs' own starts slower (docs/benchmarks.md).
+     */
+    @WithDefault("0")
+    int jobNice();
+
     /** The node's secret store: {@code <dir>/<budget path>/<secret name>} files, mode 0600. Unset: none. */
     Optional<String> secretsDir();
 

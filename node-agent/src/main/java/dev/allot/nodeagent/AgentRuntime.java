@@ -55,7 +55,8 @@ public class AgentRuntime {
                 key -> org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue(key, String.class)));
         List<String> nodeIds = nodeIds();
         boolean nvidia = useNvidia();
-        JobSandbox sandbox = JobSandbox.configured(config.runAs(), config.jobUids(), config.jobPath());
+        JobSandbox sandbox = JobSandbox.configured(config.runAs(), config.jobUids(), config.jobPath())
+                .niced(config.jobNice());
         if (!sandbox.reachable(state.root())) {
             LOG.warnf("jobs run as %s, who cannot reach %s: they will not be able to write checkpoint markers; put"
                     + " allot.agent.state-dir where that user can pass through (every parent o+x)", sandbox.describe(),

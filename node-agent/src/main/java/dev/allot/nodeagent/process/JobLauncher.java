@@ -140,7 +140,8 @@ public final class JobLauncher {
         if (!Supervisor.runnable(command.getCommand().get(0), env)) {
             throw refused(log, "cannot run '" + command.getCommand().get(0) + "': not an executable file or on PATH");
         }
-        ProcessBuilder builder = new ProcessBuilder(Supervisor.wrap(sandbox.wrap(command.getCommand(), as), exitFile));
+        ProcessBuilder builder = new ProcessBuilder(
+                sandbox.prioritised(Supervisor.wrap(sandbox.wrap(command.getCommand(), as), exitFile)));
         builder.environment().clear();
         builder.environment().putAll(JobSandbox.LAUNCH_ENV);
         builder.directory(workDir.toFile());

@@ -36,6 +36,8 @@ public final class JobSandbox {
     /** The fixed environment of the processes that run before the job's user takes over. */
     public static final Map<String, String> LAUNCH_ENV = Map.of("PATH", "/usr/bin:/bin");
     public static final String DEFAULT_JOB_PATH = "/usr/local/bin:/usr/bin:/bin";
+    /** coreutils' nice, run (as root, with {@link #LAUNCH_ENV}) in front of a replica's chain. */
+    static final String NICE = "/usr/bin/nice";
     private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
     private static final Pattern USER = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}");
 
@@ -65,17 +67,46 @@ public final class JobSandbox {
     private final int firstUid;
     private final int lastUid;
     private final Map<ReplicaKey, User> leased = new java.util.concurrent.ConcurrentHashMap<>();
+    /** {@code allot.agent.job-nice}: the niceness of every process of a job's chain (0: the agent's own). */
+    private final int nice;
 
     private JobSandbox(Optional<User> user, String setpriv, String jobPath) {
-        this(user, setpriv, jobPath, 0, -1);
+        this(user, setpriv, jobPath, 0, -1, 0);
     }
 
-    private JobSandbox(Optional<User> user, String setpriv, String jobPath, int firstUid, int lastUid) {
+    private JobSandbox(Optional<User> user, String setpriv, String jobPath, int firstUid, int lastUid, int nice) {
         this.user = user;
         this.setpriv = setpriv;
         this.jobPath = jobPath;
         this.firstUid = firstUid;
         this.lastUid = lastUid;
+        this.nice = nice;
+    }
+
+    /**
+     * The same sandbox, its jobs started at niceness {@code nice} (0-19; 0: the agent's own): below whatever else
+     * runs on the node. A job cannot lower it again: it runs unprivileged.
+     */
+    public JobSandbox niced(int nice) {
+        if (nice < 0 || nice > 19) {
+            throw new IllegalArgumentException("allot.agent.job-nice must be 0-19 (0: as the agent), not " + nice);
+        }
+        return new JobSandbox(user, setpriv, jobPath, firstUid, lastUid, nice);
+    }
+
+    /** {@code argv} (a replica's whole chain, its supervisor first) started at the jobs' niceness. */
+    public List<String> prioritised(List<String> argv) {
+        if (nice == 0) {
+            return argv;
+        }
+        List<String> niced = new ArrayList<>(List.of(NICE, "-n", Integer.toString(nice)));
+        niced.addAll(argv);
+        return niced;
+    }
+
+    /** The jobs' niceness (0: the agent's own). */
+    public int nice() {
+        return nice;
     }
 
     /** Jobs run as the agent's own user (an agent that is not root; tests that build the agent by hand). */
@@ -128,7 +159,7 @@ public final class JobSandbox {
             throw new IllegalArgumentException("allot.agent.job-uids needs the agent to run as root");
         }
         return new JobSandbox(Optional.empty(), setpriv("per-replica uids"), jobPath, Integer.parseInt(m.group(1)),
-                Integer.parseInt(m.group(2)));
+                Integer.parseInt(m.group(2)), 0);
     }
 
     private static String setpriv(String forWhom) {
@@ -182,10 +213,11 @@ public final class JobSandbox {
 
     /** Who jobs run as, for logs. */
     public String describe() {
+        String at = nice == 0 ? "" : " at nice " + nice;
         if (perReplica()) {
-            return "a uid of its own per replica (" + firstUid + "-" + lastUid + ")";
+            return "a uid of its own per replica (" + firstUid + "-" + lastUid + ")" + at;
         }
-        return user.map(u -> u.name() + " (uid " + u.uid() + ")").orElse("the agent's own user");
+        return user.map(u -> u.name() + " (uid " + u.uid() + ")").orElse("the agent's own user") + at;
     }
 
     /** The argv that runs {@code command} as {@code as}, its environment read from stdin. */
