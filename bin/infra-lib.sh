@@ -56,7 +56,14 @@ kafka_up() {
     "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$(broker_mode)" >"$KAFKA_DIR/format.log" 2>&1 \
     || die "could not prepare the broker: $(tail -1 "$KAFKA_DIR/format.log") (see $KAFKA_DIR/format.log)"
   local cp; cp=$(cat "$KAFKA_CLASSPATH_FILE")
-  nohup "$JAVA" $JBOSS_LOG -Xmx512m -XX:+UseG1GC -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" >"$KAFKA_DIR/kafka.log" 2>&1 &
+  # One combined broker-controller: killed (SIGKILL), its registration outlives it, and the restarted broker
+  # cannot register again until that registration's session ends (broker.session.timeout.ms, 9 s by default;
+  # a clean stop ends it at once). A shorter session lets it serve again within 10 s of a restart; the cost is
+  # that a broker whose heartbeats to its own controller stall that long fences itself until the next one.
+  local session_ms="${ALLOT_KAFKA_SESSION_MS:-3000}"
+  nohup "$JAVA" $JBOSS_LOG -Xmx512m -XX:+UseG1GC -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" \
+    --override "broker.session.timeout.ms=$session_ms" \
+    --override "broker.heartbeat.interval.ms=$(( session_ms / 6 > 0 ? session_ms / 6 : 1 ))" >"$KAFKA_DIR/kafka.log" 2>&1 &
   echo $! > "$KAFKA_DIR/kafka.pid"
   wait_for kafka "${ALLOT_READY_TIMEOUT:-120}" port_in_use "$KAFKA_PORT" || die "kafka did not start in ${ALLOT_READY_TIMEOUT:-120} s (ALLOT_READY_TIMEOUT); see $KAFKA_DIR/kafka.log"
   info "kafka up on 127.0.0.1:$KAFKA_PORT (pid $(cat "$KAFKA_DIR/kafka.pid"), data in $KAFKA_DIR/data, $(broker_mode_text))"

@@ -26,8 +26,13 @@ case "${1:-broker}" in
     fi
     java $JBOSS_LOG -cp "$CP" dev.allot.testsupport.LocalBroker prepare "$DIR" "${ALLOT_KAFKA_PORT:-9092}" \
       "${ALLOT_KAFKA_CONTROLLER_PORT:-9093}" "$mode" "${ALLOT_KAFKA_LISTEN_HOST:-0.0.0.0}" "${ALLOT_KAFKA_ADVERTISED_HOST:-localhost}"
+    # A short broker session (as bin/allot's local broker): killed and restarted, the combined broker-controller
+    # registers again once its old registration's session ends (9 s by default).
+    session_ms="${ALLOT_KAFKA_SESSION_MS:-3000}"
     # shellcheck disable=SC2086
-    exec java $JBOSS_LOG $KAFKA_HEAP_OPTS -XX:+UseG1GC -cp "$CP" kafka.Kafka "$DIR/server.properties" ;;
+    exec java $JBOSS_LOG $KAFKA_HEAP_OPTS -XX:+UseG1GC -cp "$CP" kafka.Kafka "$DIR/server.properties" \
+      --override "broker.session.timeout.ms=$session_ms" \
+      --override "broker.heartbeat.interval.ms=$(( session_ms / 6 > 0 ? session_ms / 6 : 1 ))" ;;
   setup|create-topics)
     if [ -f /run/secrets/allot-kafka-admin ]; then
       (umask 077; client_properties /run/secrets/allot-kafka-admin > /tmp/admin.properties)
