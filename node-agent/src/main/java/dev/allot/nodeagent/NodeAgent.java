@@ -62,6 +62,8 @@ public final class NodeAgent {
 
     /** How long an exit report waits for the rest of a stopped tree (the command's children) to be gone. */
     private static final Duration TREE_GONE_WAIT = Duration.ofSeconds(2);
+    /** The grace of an earlier run stopped because a later run of its replica arrived without its stop. */
+    private static final Duration SUPERSEDED_GRACE = Duration.ofSeconds(30);
 
     private final Map<String, HostedNode> nodes;
     private final StateDir state;
@@ -173,29 +175,42 @@ public final class NodeAgent {
         ReplicaKey key = new ReplicaKey(command.getNodeId(), command.getJobId(), command.getReplicaIndex());
         List<HeldStart> waiting = held(key.nodeId());
         synchronized (waiting) {
+            RunningReplica earlier = running.get(key);
             synchronized (seenCommands) {
-                if (!seenCommands.add(eventId) || running.containsKey(key)
+                // The same run again (redelivered, or re-read after a restart that took its process over). A later
+                // run of the replica (a higher restart count: requeued, then placed here again) is not a duplicate,
+                // even while the earlier run's process is still being stopped.
+                if (!seenCommands.add(eventId)
+                        || earlier != null && earlier.command().getRestartCount() >= command.getRestartCount()
                         || waiting.stream().anyMatch(h -> h.key().equals(key))) {
                     LOG.infof("duplicate StartJob %s for %s ignored", eventId, key);
                     return Outcome.DUPLICATE;
                 }
             }
-            List<ReplicaKey> holders = holders(key.nodeId(), command.getGpuIndices());
+            if (earlier != null && !earlier.stopRequested()) {
+                // The scheduler stops a run before it places the replica again; should that stop be missing, the
+                // newest placement is the truth and the earlier run is superseded.
+                LOG.warnf("StartJob for %s (restart %d) while its restart %d still runs, not stopped: stopping it",
+                        key, command.getRestartCount(), earlier.command().getRestartCount());
+                stop(earlier, SUPERSEDED_GRACE, "superseded by restart " + command.getRestartCount(), true);
+            }
+            List<ReplicaKey> holders = holders(key, command.getGpuIndices());
             if (!holders.isEmpty()) {
-                // Two processes must never share a GPU: wait until the previous holder has exited.
+                // Two processes must never share a GPU, nor two runs one replica's dirs: wait until the holder exits.
                 waiting.add(new HeldStart(key, command));
-                LOG.infof("StartJob for %s held: GPUs %s are still held by %s", key, command.getGpuIndices(), holders);
+                LOG.infof("StartJob for %s held: GPUs %s or the replica are still held by %s", key,
+                        command.getGpuIndices(), holders);
                 return Outcome.HELD;
             }
             return launchAndReport(key, command);
         }
     }
 
-    /** Replicas running on the node with any of these GPUs (normally ones being stopped). */
-    private List<ReplicaKey> holders(String nodeId, List<Integer> gpus) {
+    /** Replicas running on the node with any of these GPUs, or an earlier run of this replica (normally being stopped). */
+    private List<ReplicaKey> holders(ReplicaKey key, List<Integer> gpus) {
         return running.values().stream()
-                .filter(r -> r.key().nodeId().equals(nodeId)
-                        && r.command().getGpuIndices().stream().anyMatch(gpus::contains))
+                .filter(r -> r.key().nodeId().equals(key.nodeId())
+                        && (r.key().equals(key) || r.command().getGpuIndices().stream().anyMatch(gpus::contains)))
                 .map(RunningReplica::key).toList();
     }
 
@@ -211,7 +226,7 @@ public final class NodeAgent {
         List<HeldStart> waiting = held(nodeId);
         synchronized (waiting) {
             Optional<HeldStart> next;
-            while ((next = waiting.stream().filter(h -> holders(nodeId, h.command().getGpuIndices()).isEmpty())
+            while ((next = waiting.stream().filter(h -> holders(h.key(), h.command().getGpuIndices()).isEmpty())
                     .findFirst()).isPresent()) {
                 HeldStart h = next.get();
                 waiting.remove(h);

@@ -160,6 +160,41 @@ class SupervisedJobTest {
     }
 
     @Test
+    void givenARunBeingStopped_whenTheSameReplicasNextRunArrives_thenItIsHeldUntilTheExitThenStarted(@TempDir Path dir)
+            throws Exception {
+        // chaos run, 2026-12-06: placed while its agent was down, preempted, placed again on the same node; the
+        // restarted agent read start, stop, start at once, took the second start for a duplicate of the first
+        // (still stopping) and dropped it: the job stayed RUNNING with no process.
+        RecordingReports recorded = new RecordingReports();
+        StateDir state = new StateDir(dir.resolve("state"));
+        long epoch = state.nextEpoch("n1", System.currentTimeMillis());
+        NodeAgent agent = new NodeAgent(List.of(new HostedNode("n1", "test", new FakeGpuBackend(8), epoch)), state,
+                recorded, new AgentMetrics(meters), Clock.systemUTC(), timers, "test");
+        NodeCommand first = start("job", epoch, List.of(3, 4), "trap 'sleep 0.3; exit 0' TERM; while true; do sleep 0.05; done");
+        assertThat(agent.handle(first)).isEqualTo(NodeAgent.Outcome.STARTED);
+        assertThat(agent.handle(stop("job", epoch, 10))).isEqualTo(NodeAgent.Outcome.STOPPING);
+
+        NodeAgent.Outcome again = agent.handle(first); // the first run's start redelivered: a duplicate
+        NodeAgent.Outcome next = agent.handle(start("job", epoch, List.of(0, 7), List.of("sh", "-c", "exit 0"), 1));
+
+        assertThat(again).isEqualTo(NodeAgent.Outcome.DUPLICATE);
+        assertThat(next).isEqualTo(NodeAgent.Outcome.HELD);
+        await().atMost(WAIT).until(() -> recorded.jobEvents.stream()
+                .filter(r -> r.key().equals("job") && r.payload() instanceof JobExited).count() == 2);
+        List<Object> events = recorded.jobEvents.stream().filter(r -> r.key().equals("job"))
+                .map(r -> (Object) r.payload()).toList();
+        assertThat(events).hasSize(4);
+        assertThat(events.get(0)).isInstanceOf(JobStarted.class);
+        assertThat(events.get(1)).isInstanceOfSatisfying(JobExited.class, e -> assertThat(e.getStopped()).isTrue());
+        assertThat(events.get(2)).isInstanceOfSatisfying(JobStarted.class,
+                s -> assertThat(s.getPid()).isNotEqualTo(((JobStarted) events.get(0)).getPid()));
+        assertThat(events.get(3)).isInstanceOfSatisfying(JobExited.class, e -> {
+            assertThat(e.getExitCode()).isZero();
+            assertThat(e.getStopped()).isFalse(); // the next run's own verdict
+        });
+    }
+
+    @Test
     void givenAJobThatAlreadyEnded_whenItsStopArrives_thenItsExitIsItsOwn(@TempDir Path dir) {
         RecordingReports recorded = new RecordingReports();
         StateDir state = new StateDir(dir);
@@ -273,10 +308,14 @@ class SupervisedJobTest {
     }
 
     private static NodeCommand start(String jobId, long epoch, List<Integer> gpus, List<String> argv) {
+        return start(jobId, epoch, gpus, argv, 0);
+    }
+
+    private static NodeCommand start(String jobId, long epoch, List<Integer> gpus, List<String> argv, int restart) {
         return NodeCommand.newBuilder().setEventId(UUID.randomUUID().toString()).setOccurredAt(Instant.now())
                 .setPayload(StartJob.newBuilder().setJobId(jobId).setNodeId("n1").setNodeEpoch(epoch)
                         .setReplicaIndex(0).setReplicas(1).setGpuIndices(gpus)
-                        .setCommand(argv).setEnv(Map.of()).setRestartCount(0)
+                        .setCommand(argv).setEnv(Map.of()).setRestartCount(restart)
                         .setBudget("lab/team-a").setCluster("test").setChargeMode(ChargeMode.ALLOCATED).build())
                 .build();
     }

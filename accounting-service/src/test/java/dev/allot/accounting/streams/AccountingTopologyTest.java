@@ -283,6 +283,19 @@ class AccountingTopologyTest {
     }
 
     @Test
+    void givenAStreamThreadWhoseStaticMembershipWasFenced_whenItDies_thenItIsReplacedNotTheClientShutDown() {
+        // as Kafka Streams wraps it (chaos run after a broker restart: the service stayed down for good)
+        Throwable fenced = new org.apache.kafka.streams.errors.StreamsException(new org.apache.kafka.common.KafkaException(
+                new org.apache.kafka.common.errors.FencedInstanceIdException("The broker rejected this static consumer"
+                        + " since another consumer with the same group.instance.id has registered with a different"
+                        + " member.id.")));
+
+        assertThat(new RegistryRetry().handle(fenced)).isEqualTo(StreamThreadExceptionResponse.REPLACE_THREAD);
+        assertThat(new RegistryRetry().handle(new org.apache.kafka.streams.errors.StreamsException(
+                new IllegalStateException("a bug")))).isEqualTo(StreamThreadExceptionResponse.SHUTDOWN_CLIENT);
+    }
+
+    @Test
     void givenUsageOfATeam_whenTheTeamMovesToAnotherParent_thenItsHistoryMovesWithIt() throws Exception {
         start(T0 + H);
         tree();
