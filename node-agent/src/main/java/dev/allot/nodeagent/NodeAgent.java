@@ -206,7 +206,7 @@ public final class NodeAgent {
         }
     }
 
-    /** Replicas running on the node with any of these GPUs, or an earlier run of this replica (normally being stopped). */
+    /** Replicas running on the node with any of these GPUs, or an earlier run of this replica (normally stopping). */
     private List<ReplicaKey> holders(ReplicaKey key, List<Integer> gpus) {
         return running.values().stream()
                 .filter(r -> r.key().nodeId().equals(key.nodeId())
@@ -389,7 +389,7 @@ public final class NodeAgent {
      */
     private void exited(RunningReplica replica) {
         try {
-            awaitGone(replica.signalled()); // a stopped tree's children release their GPUs too
+            ProcessTree.awaitGone(replica.signalled(), TREE_GONE_WAIT); // its children release their GPUs too
             Instant endedAt = now();
             int exitCode = replica.exitCode();
             replica.cancelKillTimer();
@@ -428,22 +428,6 @@ public final class NodeAgent {
                 }
                 replica.exitReported().complete(null);
                 startHeld(replica.key().nodeId());
-            }
-        }
-    }
-
-    /**
-     * Waits (bounded) until every process a stop signalled is gone. Polled: {@code onExit()} of a process
-     * that is not our child is itself a poll with a back-off of hundreds of milliseconds.
-     */
-    private static void awaitGone(List<ProcessHandle> processes) {
-        long deadline = System.nanoTime() + TREE_GONE_WAIT.toNanos();
-        while (processes.stream().anyMatch(ProcessTree::running) && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
             }
         }
     }

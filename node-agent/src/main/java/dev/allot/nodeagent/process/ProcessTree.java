@@ -67,4 +67,20 @@ public final class ProcessTree {
         root.descendants().forEach(all::add);
         return all;
     }
+
+    /**
+     * Waits (at most {@code atMost}) until every one of {@code processes} is gone. Polled: {@code onExit()} of a
+     * process that is not our child is itself a poll with a back-off of hundreds of milliseconds.
+     */
+    public static void awaitGone(List<ProcessHandle> processes, java.time.Duration atMost) {
+        long deadline = System.nanoTime() + atMost.toNanos();
+        while (processes.stream().anyMatch(ProcessTree::running) && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
 }
