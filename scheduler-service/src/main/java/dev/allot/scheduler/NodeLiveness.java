@@ -12,8 +12,8 @@ import java.util.function.Predicate;
  * What the edge knows of nodes and the core does not: each agent's registration (its epoch, which
  * commands must carry, and GPU count), when each node was last heard from, and which stray replicas
  * (jobs a node runs that are not assigned to it) were told to stop lately. It decides which nodes
- * are unreachable (no new work) or lost, when a lost node is back, and which replicas to fence; the {@link Projection} applies
- * that to the core.
+ * are unreachable (no new work) or lost, when a lost node is back, and which replicas to fence; the
+ * {@link Projection} applies that to the core.
  *
  * <p>Liveness is not in the log: after a rebuild every node gets a fresh grace period ({@link #heardAllAt}).
  */
@@ -162,6 +162,10 @@ final class NodeLiveness {
 
     /** How long a node may be silent before no new work goes there: a third of {@code lost-after}. */
     long unreachableAfterMillis() {
+        return unreachableAfterMillis(lostAfterMillis);
+    }
+
+    static long unreachableAfterMillis(long lostAfterMillis) {
         return lostAfterMillis / UNREACHABLE_FRACTION;
     }
 

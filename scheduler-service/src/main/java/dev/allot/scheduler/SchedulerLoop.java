@@ -513,7 +513,7 @@ public final class SchedulerLoop implements Runnable {
                                     settings.cluster(), lost.nodeId());
                             case Input.NodeUnreachable u -> LOG.infof("cluster %s: node %s silent for more than %d ms:"
                                     + " no new work there until it is heard from", settings.cluster(), u.nodeId(),
-                                    settings.lostAfter().toMillis() / NodeLiveness.UNREACHABLE_FRACTION);
+                                    NodeLiveness.unreachableAfterMillis(settings.lostAfter().toMillis()));
                             default -> {
                             }
                         }
