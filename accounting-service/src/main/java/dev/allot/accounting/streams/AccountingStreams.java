@@ -3,12 +3,14 @@ package dev.allot.accounting.streams;
 import dev.allot.edge.KafkaClients;
 import dev.allot.edge.security.KafkaSecurity;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import dev.allot.schemas.catalogue.Topics;
 import java.time.Duration;
+import java.util.Optional;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -32,6 +34,13 @@ public class AccountingStreams {
     int partitions;
     @ConfigProperty(name = "kafka.bootstrap.servers", defaultValue = "127.0.0.1:9092")
     String bootstrapServers;
+    @ConfigProperty(name = "quarkus.kafka-streams.application-id")
+    String applicationId;
+    /** Static membership's id of this instance (unset: dynamic membership). */
+    @ConfigProperty(name = "allot.accounting.instance-id")
+    Optional<String> instanceId;
+    @ConfigProperty(name = "kafka-streams.num.stream.threads", defaultValue = "1")
+    int threads;
 
     private BudgetDeadLetters.Kafka budgetDeadLetters;
 
@@ -49,14 +58,30 @@ public class AccountingStreams {
     /** Found by Quarkus' Kafka Streams extension and set on the client before it starts. */
     @Produces
     public StreamsUncaughtExceptionHandler uncaughtExceptionHandler() {
-        return new RegistryRetry();
+        return new RegistryRetry(membership());
+    }
+
+    StaticMembers membership() {
+        return new StaticMembers(() -> kafkaClients().admin(), applicationId, instanceId.orElse(null), threads);
+    }
+
+    /** A member left by an earlier run's replaced thread would hold tasks until its session ends (StaticMembers). */
+    void evictLeftovers(@Observes StartupEvent event) {
+        StaticMembers membership = membership();
+        if (membership.enabled()) {
+            Thread.ofPlatform().daemon().name("allot-static-members").start(membership::evictLeftovers);
+        }
+    }
+
+    private KafkaClients kafkaClients() {
+        // kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config (PLAINTEXT when unset), as Streams'
+        return new KafkaClients(bootstrapServers, registryUrl, KafkaSecurity.from(
+                key -> ConfigProvider.getConfig().getOptionalValue(key, String.class)));
     }
 
     @Produces
     public Topology topology() {
-        // kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config (PLAINTEXT when unset), as Streams'
-        budgetDeadLetters = BudgetDeadLetters.kafka(new KafkaClients(bootstrapServers, registryUrl, KafkaSecurity.from(
-                key -> ConfigProvider.getConfig().getOptionalValue(key, String.class))));
+        budgetDeadLetters = BudgetDeadLetters.kafka(kafkaClients());
         return AccountingTopology.build(settings(), AccountingTopics.catalogue(), AccountingSerdes.registry(registryUrl),
                 metrics, budgetDeadLetters);
     }

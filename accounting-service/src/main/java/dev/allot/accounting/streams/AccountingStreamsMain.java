@@ -12,7 +12,7 @@ import org.apache.kafka.streams.StreamsConfig;
  * The topology without Quarkus, for the crash/restart test (run in a child JVM and killed) and the
  * benchmark. System properties: allot.bootstrap, allot.registry, allot.app-id, allot.state-dir,
  * allot.topics (comma list: usage,budgets,node-status,account-demand,budget-usage,dead-letters),
- * allot.emit-interval-ms, allot.threads.
+ * allot.emit-interval-ms, allot.threads, allot.instance-id (static membership; unset: dynamic).
  */
 public final class AccountingStreamsMain {
 
@@ -45,12 +45,20 @@ public final class AccountingStreamsMain {
                 .withEmitInterval(Duration.ofMillis(Long.getLong("allot.emit-interval-ms", 1000)));
         KafkaClients clients = new KafkaClients(bootstrap, registry, dev.allot.edge.security.KafkaSecurity.fromEnvironment());
         BudgetDeadLetters.Kafka budgetDeadLetters = BudgetDeadLetters.kafka(clients);
+        String appId = System.getProperty("allot.app-id", "allot-accounting");
+        int threads = Integer.getInteger("allot.threads", 1);
+        java.util.Properties config = streamsConfig(clients, appId,
+                System.getProperty("allot.state-dir", System.getProperty("java.io.tmpdir") + "/allot-accounting-main"),
+                threads);
+        String instanceId = System.getProperty("allot.instance-id");
+        if (instanceId != null) {
+            config.put(org.apache.kafka.clients.consumer.ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
+        }
+        StaticMembers membership = new StaticMembers(clients::admin, appId, instanceId, threads);
+        membership.evictLeftovers();
         KafkaStreams streams = new KafkaStreams(
                 AccountingTopology.build(settings, topics, AccountingSerdes.registry(registry), AccountingListener.NONE,
-                        budgetDeadLetters),
-                streamsConfig(clients, System.getProperty("allot.app-id", "allot-accounting"),
-                        System.getProperty("allot.state-dir", System.getProperty("java.io.tmpdir") + "/allot-accounting-main"),
-                        Integer.getInteger("allot.threads", 1)));
+                        budgetDeadLetters), config);
         CountDownLatch done = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             streams.close(Duration.ofSeconds(10));
@@ -58,7 +66,7 @@ public final class AccountingStreamsMain {
             done.countDown();
         }));
         streams.setStateListener((now, before) -> System.out.println("STATE " + now));
-        streams.setUncaughtExceptionHandler(new RegistryRetry());
+        streams.setUncaughtExceptionHandler(new RegistryRetry(membership));
         streams.start();
         done.await();
     }
