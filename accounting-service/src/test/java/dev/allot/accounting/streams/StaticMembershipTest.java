@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -33,7 +34,6 @@ import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -50,6 +50,7 @@ class StaticMembershipTest {
     static final String CLUSTER = "static";
 
     final List<KafkaStreams> running = new ArrayList<>();
+    final AtomicLong fencedAt = new AtomicLong();
 
     @AfterEach
     void close() {
@@ -77,6 +78,7 @@ class StaticMembershipTest {
         @SuppressWarnings("unchecked")
         Topic<String, BudgetUsage> budgetUsage = (Topic<String, BudgetUsage>) fresh.get(4);
         AtomicInteger fenced = new AtomicInteger();
+        fencedAt.set(0);
 
         try (Tail<BudgetUsage> out = new Tail<>(infra, budgetUsage)) {
             // given an instance counting usage under its static id
@@ -91,6 +93,8 @@ class StaticMembershipTest {
             // then the replacement thread counts new usage: the stale member was removed, not waited out
             use(infra, topics, "job-2", hour + 60_000, 200);
             await().atMost(Duration.ofSeconds(60)).until(() -> charged(out) == 300);
+            System.out.printf("static membership: usage counted again %.1f s after the fence%n",
+                    (System.nanoTime() - fencedAt.get()) / 1e9);
             assertThat(staticIds(infra, appId)).containsExactly(instanceId + "-2");
 
             // and when the instance starts again (its threads join under -1, the replacement's -2 stays behind)
@@ -128,10 +132,10 @@ class StaticMembershipTest {
         RegistryRetry retry = new RegistryRetry(membership);
         streams.setUncaughtExceptionHandler(e -> {
             if (hasCause(e, FencedInstanceIdException.class)) {
+                fencedAt.compareAndSet(0, System.nanoTime());
                 fenced.incrementAndGet();
             }
-            StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse answer = retry.handle(e);
-            return answer;
+            return retry.handle(e);
         });
         streams.start();
         running.add(streams);
