@@ -1,5 +1,5 @@
 # summary: [--nodes 1024] [--jobs 20000] — scale benchmark: two clusters of fake 8-GPU nodes through the whole system
-# usage: bin/allot bench [--nodes 1024] [--jobs 20000] [--idle 100] [MAVEN_OPTIONS...]
+# usage: bin/allot bench [--nodes 1024] [--jobs 20000] [--idle 100] [--rest-jobs 1000] [--budget-services 1] [--accounting-services 1] [MAVEN_OPTIONS...]
 # help: Builds the services and starts, on an in-JVM broker: one budget- and one accounting-service, and two clusters,
 # help: each with its scheduler and one node agent process hosting NODES/2 fake 8-GPU nodes. Then IDLE jobs one after
 # help: another through POST /jobs (round trip, submit -> StartJob, submit -> process running), and JOBS 1-GPU jobs
@@ -9,6 +9,10 @@
 # help: line every 10 s of the sustained phase. Prints BENCH lines (figures for docs/benchmarks.md). Not part of the
 # help: tests. -Dallot.e2e.jvm-options="..." adds JVM options to every service (a flight recording, say);
 # help: -Dbench.timeout.minutes bounds the sustained phase (default: max(10, JOBS/1000)).
+# help: Then every accounting-service is asked each cluster's usage (all must agree), and REST_JOBS jobs go through
+# help: POST /jobs from 8 clients (accepted/s, round trips). Scale-out: --budget-services N spreads the REST calls over
+# help: N budget-services; --accounting-services N runs N instances of the Streams application (rebalance time,
+# help: interactive queries answered by each).
 # shellcheck shell=bash
 use_jdk
 cd "$ALLOT_ROOT"
@@ -18,6 +22,9 @@ while [ $# -gt 0 ]; do
     --nodes) props+=("-Dbench.nodes=${2:?--nodes needs a number}"); shift 2 ;;
     --jobs) props+=("-Dbench.jobs=${2:?--jobs needs a number}"); shift 2 ;;
     --idle) props+=("-Dbench.idle=${2:?--idle needs a number}"); shift 2 ;;
+    --rest-jobs) props+=("-Dbench.rest-jobs=${2:?--rest-jobs needs a number}"); shift 2 ;;
+    --budget-services) props+=("-Dbench.budget-services=${2:?--budget-services needs a number}"); shift 2 ;;
+    --accounting-services) props+=("-Dbench.accounting-services=${2:?--accounting-services needs a number}"); shift 2 ;;
     *) props+=("$1"); shift ;;
   esac
 done

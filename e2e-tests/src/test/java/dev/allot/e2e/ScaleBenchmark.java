@@ -44,6 +44,7 @@ import org.junit.jupiter.api.Test;
 class ScaleBenchmark {
 
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+    private static final int REST_CLIENTS = 8;
 
     private final Map<String, Instant> sent = new ConcurrentHashMap<>();
     private final Map<String, Instant> placed = new ConcurrentHashMap<>();
@@ -55,6 +56,9 @@ class ScaleBenchmark {
         int gpus = Integer.getInteger("bench.gpus", 8);
         int idle = Integer.getInteger("bench.idle", 100);
         int jobs = Integer.getInteger("bench.jobs", 20_000);
+        int restJobs = Integer.getInteger("bench.rest-jobs", 1_000);
+        int budgetInstances = Integer.getInteger("bench.budget-services", 1);
+        int accountingInstances = Integer.getInteger("bench.accounting-services", 1);
         String run = UUID.randomUUID().toString().substring(0, 6);
         List<String> clusters = List.of("scale-a-" + run, "scale-b-" + run);
         Path marker = Files.createTempDirectory("allot-scale");
@@ -83,90 +87,104 @@ class ScaleBenchmark {
             String lab = "scale" + run;
             system.api.putBudget(lab, 1);
             system.api.putBudget(lab + "/team", 1);
-            Map<String, Long> cpuBefore = new LinkedHashMap<>();
-            components.forEach((name, p) -> cpuBefore.put(name, ProcessStats.cpuMillis(p.pid())));
-            long brokerBefore = ProcessStats.cpuMillis(ProcessHandle.current().pid());
-            Map<String, Long> childrenBefore = new LinkedHashMap<>();
-            components.forEach((name, p) -> childrenBefore.put(name, ProcessStats.childrenCpuMillis(p.pid())));
-            try (KafkaProducer<String, JobRequest> producer = infra.producer();
-                 KafkaConsumer<String, JobEvent> events = infra.consumer(JobEvent.class)) {
-                events.subscribe(Set.of(Topics.JOB_EVENTS.name()));
-                // joined and positioned before the first submission: under load one short poll may not be
-                // enough, and a position taken later would start past the first jobs' events
-                org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> {
-                    events.poll(Duration.ofMillis(100));
-                    return !events.assignment().isEmpty();
-                });
-                events.assignment().forEach(events::position);
-
-                // 1. idle: one job after another through the API
-                List<Double> postMs = new ArrayList<>();
-                List<String> idleIds = new ArrayList<>(); // in the order submitted
-                for (int i = 0; i < idle; i++) {
-                    String id = "scale-" + run + "-idle-" + i;
-                    idleIds.add(id);
-                    long t0 = System.nanoTime();
-                    sent.put(id, Instant.now());
-                    system.api.submit(Map.of("id", id, "budget", lab + "/team", "cluster", clusters.get(i % 2),
-                            "replicas", 1, "gpusPerReplica", 1, "minRuntimeSeconds", 0, "command", List.of("true")));
-                    postMs.add((System.nanoTime() - t0) / 1e6);
-                    awaitStarted(events, Set.of(id), Duration.ofSeconds(60));
+            ScaleOut scaleOut = ScaleOut.start(infra, system, clusters, budgetInstances, accountingInstances, lab + "/team");
+            try (scaleOut) {
+                for (int i = 1; i < scaleOut.budgets.size(); i++) {
+                    components.put("budget-service " + i, scaleOut.budgets.get(i));
                 }
-                System.out.printf("BENCH scale idle, %d jobs one at a time over REST: POST p50 %.1f ms p99 %.1f ms;"
-                                + " submit->StartJob p50 %.1f ms p99 %.1f ms; submit->process running p50 %.1f ms p99 %.1f ms%n",
-                        idle, pct(postMs, 0.5), pct(postMs, 0.99), pct(latencies(idleIds, placed), 0.5),
-                        pct(latencies(idleIds, placed), 0.99), pct(latencies(idleIds, started), 0.5),
-                        pct(latencies(idleIds, started), 0.99));
-                System.out.println("BENCH scale idle, the 5 slowest (submission index: submit->StartJob, ->running): "
-                        + slowest(idleIds, 5));
-
-                // 2. sustained: straight onto job-requests, as fast as the producer goes
-                List<String> ids = new ArrayList<>();
-                Instant first = Instant.now();
-                for (int i = 0; i < jobs; i++) {
-                    String id = "scale-" + run + "-" + i;
-                    ids.add(id);
-                    Instant now = Instant.now();
-                    sent.put(id, now);
-                    producer.send(new ProducerRecord<>(Topics.JOB_REQUESTS.name(), id, JobRequest.newBuilder()
-                            .setEventId(UUID.randomUUID().toString()).setOccurredAt(now)
-                            .setPayload(JobSubmitted.newBuilder().setJobId(id).setBudget(lab + "/team")
-                                    .setSubmitter("bench").setCluster(clusters.get(i % 2)).setReplicas(1)
-                                    .setGpusPerReplica(1).setMinRuntimeSeconds(0).setResumable(true)
-                                    .setCommand(List.of("true")).setEnv(Map.of("M", marker.toString()))
-                                    .setExpectedDurationSeconds(null).setSubmittedAt(now).build())
-                            .build()));
+                for (int i = 1; i < scaleOut.accountings.size(); i++) {
+                    components.put("accounting-service " + i, scaleOut.accountings.get(i));
                 }
-                producer.flush();
-                double produceS = Duration.between(first, Instant.now()).toMillis() / 1e3;
-                // a 2-core machine that runs every job's processes starts ~35 jobs a second: the default 20,000
-                // need more than the 10 minutes that suit smaller runs (-Dbench.timeout.minutes to choose)
-                awaitStarted(events, Set.copyOf(ids), Duration.ofMinutes(
-                        Integer.getInteger("bench.timeout.minutes", Math.max(10, jobs / 1_000))));
-                Instant lastPlaced = ids.stream().map(placed::get).max(Instant::compareTo).orElseThrow();
-                Instant lastStarted = ids.stream().map(started::get).max(Instant::compareTo).orElseThrow();
-                double placedS = Duration.between(first, lastPlaced).toMillis() / 1e3;
-                double startedS = Duration.between(first, lastStarted).toMillis() / 1e3;
-                System.out.printf("BENCH scale sustained, %d 1-GPU jobs onto job-requests (produced in %.1f s, %.0f/s):"
-                                + " all placed in %.1f s = %.0f jobs/s, all processes started in %.1f s = %.0f jobs/s;"
-                                + " submit->StartJob p50 %.0f ms p99 %.0f ms; submit->process running p50 %.0f ms p99 %.0f ms%n",
-                        jobs, produceS, jobs / produceS, placedS, jobs / placedS, startedS, jobs / startedS,
-                        pct(latencies(ids, placed), 0.5), pct(latencies(ids, placed), 0.99),
-                        pct(latencies(ids, started), 0.5), pct(latencies(ids, started), 0.99));
+                List<AllotApi> apis = scaleOut.apis();
+                Map<String, Long> cpuBefore = new LinkedHashMap<>();
+                components.forEach((name, p) -> cpuBefore.put(name, ProcessStats.cpuMillis(p.pid())));
+                long brokerBefore = ProcessStats.cpuMillis(ProcessHandle.current().pid());
+                Map<String, Long> childrenBefore = new LinkedHashMap<>();
+                components.forEach((name, p) -> childrenBefore.put(name, ProcessStats.childrenCpuMillis(p.pid())));
+                try (KafkaProducer<String, JobRequest> producer = infra.producer();
+                     KafkaConsumer<String, JobEvent> events = infra.consumer(JobEvent.class)) {
+                    events.subscribe(Set.of(Topics.JOB_EVENTS.name()));
+                    // joined and positioned before the first submission: under load one short poll may not be
+                    // enough, and a position taken later would start past the first jobs' events
+                    org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(2)).until(() -> {
+                        events.poll(Duration.ofMillis(100));
+                        return !events.assignment().isEmpty();
+                    });
+                    events.assignment().forEach(events::position);
+
+                    // 1. idle: one job after another through the API
+                    List<Double> postMs = new ArrayList<>();
+                    List<String> idleIds = new ArrayList<>(); // in the order submitted
+                    for (int i = 0; i < idle; i++) {
+                        String id = "scale-" + run + "-idle-" + i;
+                        idleIds.add(id);
+                        long t0 = System.nanoTime();
+                        sent.put(id, Instant.now());
+                        apis.get(i % apis.size()).submit(Map.of("id", id, "budget", lab + "/team", "cluster", clusters.get(i % 2),
+                                "replicas", 1, "gpusPerReplica", 1, "minRuntimeSeconds", 0, "command", List.of("true")));
+                        postMs.add((System.nanoTime() - t0) / 1e6);
+                        awaitStarted(events, Set.of(id), Duration.ofSeconds(60));
+                    }
+                    System.out.printf("BENCH scale idle, %d jobs one at a time over REST: POST p50 %.1f ms p99 %.1f ms;"
+                                    + " submit->StartJob p50 %.1f ms p99 %.1f ms; submit->process running p50 %.1f ms p99 %.1f ms%n",
+                            idle, pct(postMs, 0.5), pct(postMs, 0.99), pct(latencies(idleIds, placed), 0.5),
+                            pct(latencies(idleIds, placed), 0.99), pct(latencies(idleIds, started), 0.5),
+                            pct(latencies(idleIds, started), 0.99));
+                    System.out.println("BENCH scale idle, the 5 slowest (submission index: submit->StartJob, ->running): "
+                            + slowest(idleIds, 5));
+
+                    // 2. sustained: straight onto job-requests, as fast as the producer goes
+                    List<String> ids = new ArrayList<>();
+                    Instant first = Instant.now();
+                    for (int i = 0; i < jobs; i++) {
+                        String id = "scale-" + run + "-" + i;
+                        ids.add(id);
+                        Instant now = Instant.now();
+                        sent.put(id, now);
+                        producer.send(new ProducerRecord<>(Topics.JOB_REQUESTS.name(), id, JobRequest.newBuilder()
+                                .setEventId(UUID.randomUUID().toString()).setOccurredAt(now)
+                                .setPayload(JobSubmitted.newBuilder().setJobId(id).setBudget(lab + "/team")
+                                        .setSubmitter("bench").setCluster(clusters.get(i % 2)).setReplicas(1)
+                                        .setGpusPerReplica(1).setMinRuntimeSeconds(0).setResumable(true)
+                                        .setCommand(List.of("true")).setEnv(Map.of("M", marker.toString()))
+                                        .setExpectedDurationSeconds(null).setSubmittedAt(now).build())
+                                .build()));
+                    }
+                    producer.flush();
+                    double produceS = Duration.between(first, Instant.now()).toMillis() / 1e3;
+                    // a 2-core machine that runs every job's processes starts ~35 jobs a second: the default 20,000
+                    // need more than the 10 minutes that suit smaller runs (-Dbench.timeout.minutes to choose)
+                    awaitStarted(events, Set.copyOf(ids), Duration.ofMinutes(
+                            Integer.getInteger("bench.timeout.minutes", Math.max(10, jobs / 1_000))));
+                    Instant lastPlaced = ids.stream().map(placed::get).max(Instant::compareTo).orElseThrow();
+                    Instant lastStarted = ids.stream().map(started::get).max(Instant::compareTo).orElseThrow();
+                    double placedS = Duration.between(first, lastPlaced).toMillis() / 1e3;
+                    double startedS = Duration.between(first, lastStarted).toMillis() / 1e3;
+                    System.out.printf("BENCH scale sustained, %d 1-GPU jobs onto job-requests (produced in %.1f s, %.0f/s):"
+                                    + " all placed in %.1f s = %.0f jobs/s, all processes started in %.1f s = %.0f jobs/s;"
+                                    + " submit->StartJob p50 %.0f ms p99 %.0f ms; submit->process running p50 %.0f ms p99 %.0f ms%n",
+                            jobs, produceS, jobs / produceS, placedS, jobs / placedS, startedS, jobs / startedS,
+                            pct(latencies(ids, placed), 0.5), pct(latencies(ids, placed), 0.99),
+                            pct(latencies(ids, started), 0.5), pct(latencies(ids, started), 0.99));
+
+                    // 3. interactive queries from every accounting-service; 4. POST /jobs from many clients
+                    scaleOut.checkQueries(clusters, lab + "/team");
+                    scaleOut.restBurst(restJobs, REST_CLIENTS, run, lab + "/team", clusters);
+                }
+                Map<String, Long> childrenMillis = new LinkedHashMap<>();
+                components.forEach((name, p) -> childrenMillis.put(name, ProcessStats.childrenCpuMillis(p.pid()) - childrenBefore.get(name)));
+                components.forEach((name, p) -> System.out.printf("BENCH scale component %s: CPU %.1f s over the run, peak RSS %d MB%s%n",
+                        name, (ProcessStats.cpuMillis(p.pid()) - cpuBefore.get(name)) / 1e3, ProcessStats.peakRssMb(p.pid()),
+                        childrenMillis.get(name) > 0
+                                ? String.format(", its children (job processes) %.1f s", childrenMillis.get(name) / 1e3) : ""));
+                System.out.printf("BENCH scale component in-JVM broker and the benchmark's own clients (this JVM): CPU %.1f s over the run%n",
+                        (ProcessStats.cpuMillis(ProcessHandle.current().pid()) - brokerBefore) / 1e3);
+                long jobProcessesMillis = childrenMillis.values().stream().mapToLong(Long::longValue).sum();
+                // what starting and running the jobs' processes costs, next to the services: on a small machine the
+                // bound of end-to-end throughput with real processes
+                System.out.printf("BENCH scale job processes: CPU %.1f s for %d jobs = %.1f ms per job%n", jobProcessesMillis / 1e3,
+                        idle + jobs, jobProcessesMillis / (double) (idle + jobs));
             }
-            Map<String, Long> childrenMillis = new LinkedHashMap<>();
-            components.forEach((name, p) -> childrenMillis.put(name, ProcessStats.childrenCpuMillis(p.pid()) - childrenBefore.get(name)));
-            components.forEach((name, p) -> System.out.printf("BENCH scale component %s: CPU %.1f s over the run, peak RSS %d MB%s%n",
-                    name, (ProcessStats.cpuMillis(p.pid()) - cpuBefore.get(name)) / 1e3, ProcessStats.peakRssMb(p.pid()),
-                    childrenMillis.get(name) > 0
-                            ? String.format(", its children (job processes) %.1f s", childrenMillis.get(name) / 1e3) : ""));
-            System.out.printf("BENCH scale component in-JVM broker and the benchmark's own clients (this JVM): CPU %.1f s over the run%n",
-                    (ProcessStats.cpuMillis(ProcessHandle.current().pid()) - brokerBefore) / 1e3);
-            long jobProcessesMillis = childrenMillis.values().stream().mapToLong(Long::longValue).sum();
-            // what starting and running the jobs' processes costs, next to the services: on a small machine the
-            // bound of end-to-end throughput with real processes
-            System.out.printf("BENCH scale job processes: CPU %.1f s for %d jobs = %.1f ms per job%n", jobProcessesMillis / 1e3,
-                    idle + jobs, jobProcessesMillis / (double) (idle + jobs));
         }
     }
 

@@ -1,0 +1,151 @@
+package dev.allot.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.testsupport.AllotInfrastructure;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@link ScaleBenchmark}'s scale-out: more budget-service and accounting-service instances beside the system's one of
+ * each. Budget-services read the whole log each (no consumer group), so any of them takes any request; the
+ * accounting-services share one Streams application (one static id each), so the tasks are rebalanced over them
+ * and an interactive query is answered by the instance that owns the cluster, forwarded by any other.
+ */
+final class ScaleOut implements AutoCloseable {
+
+    final List<ServiceProcess> budgets = new ArrayList<>();
+    final List<ServiceProcess> accountings = new ArrayList<>();
+    private final List<ServiceProcess> extras = new ArrayList<>();
+
+    private ScaleOut(AllotSystem system) {
+        budgets.add(system.budget);
+        accountings.add(system.accounting);
+    }
+
+    /** Starts the extra instances; the accounting-services are serving when each answers every cluster's usage. */
+    static ScaleOut start(AllotInfrastructure infra, AllotSystem system, List<String> clusters, int budgetInstances,
+                          int accountingInstances, String account) throws Exception {
+        ScaleOut out = new ScaleOut(system);
+        try {
+            for (int i = 1; i < budgetInstances; i++) {
+                out.budgets.add(out.extra(ServiceProcess.of("budget-service", infra.bootstrapServers(), infra.registryUrl(),
+                        system.stateDir.resolve("budget-" + i), Map.of("kafka.group.id", "budget-" + system.cluster + "-" + i))));
+            }
+            long began = System.nanoTime();
+            for (int i = 1; i < accountingInstances; i++) {
+                out.accountings.add(out.extra(ServiceProcess.of("accounting-service", infra.bootstrapServers(),
+                        infra.registryUrl(), system.stateDir.resolve("accounting-" + i), Map.of(
+                                "quarkus.kafka-streams.application-id", "allot-accounting-" + system.cluster,
+                                "allot.accounting.instance-id", system.cluster + "-" + i,
+                                "kafka-streams.state.dir", system.stateDir.resolve("accounting-" + i + "/streams").toString(),
+                                "kafka-streams.commit.interval.ms", "200",
+                                "allot.accounting.metrics-interval", "1s"))));
+            }
+            for (ServiceProcess p : out.extras) {
+                p.awaitReady(Duration.ofMinutes(3));
+            }
+            if (accountingInstances > 1) {
+                org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200))
+                        .ignoreExceptions().until(() -> out.usageFromEach(clusters, account, System.currentTimeMillis())
+                                .size() == accountingInstances * clusters.size());
+                System.out.printf("BENCH scale-out accounting-service: %d instances of one Streams application; every"
+                                + " instance answers every cluster's usage %.1f s after the extra ones were started%n",
+                        accountingInstances, (System.nanoTime() - began) / 1e9);
+            }
+        } catch (Exception | AssertionError e) {
+            out.close();
+            throw e;
+        }
+        return out;
+    }
+
+    private ServiceProcess extra(ServiceProcess process) throws Exception {
+        extras.add(process);
+        return process.start();
+    }
+
+    List<AllotApi> apis() {
+        return budgets.stream().map(b -> new AllotApi(b.url())).toList();
+    }
+
+    /** The charged GPU-seconds of the account on each cluster from each accounting-service, at one instant. */
+    List<Double> usageFromEach(List<String> clusters, String account, long asOf) {
+        AllotApi http = new AllotApi(budgets.get(0).url());
+        List<Double> charged = new ArrayList<>();
+        for (String cluster : clusters) {
+            for (ServiceProcess accounting : accountings) {
+                JsonNode usage = http.json(accounting.url() + "/accounting/usage?cluster=" + cluster + "&account="
+                        + account + "&asOf=" + asOf);
+                charged.add(usage.get("chargedGpuSeconds").asDouble());
+            }
+        }
+        return charged;
+    }
+
+    /** Every accounting-service gives the same figures for every cluster (the owner's, forwarded). */
+    void checkQueries(List<String> clusters, String account) {
+        long asOf = System.currentTimeMillis();
+        List<Double> charged = usageFromEach(clusters, account, asOf);
+        int n = accountings.size();
+        for (int c = 0; c < clusters.size(); c++) {
+            assertThat(charged.subList(c * n, c * n + n)).as("charged on %s from each instance", clusters.get(c))
+                    .containsOnly(charged.get(c * n));
+        }
+        System.out.printf("BENCH scale-out interactive queries: %d accounting-service instance(s) answer the same"
+                + " charged GPU-s for %s on each cluster: %s%n", n, account, charged);
+    }
+
+    /**
+     * {@code jobs} submissions through {@code POST /jobs} from {@code threads} clients, spread over the budget-service
+     * instances in turn; prints the accepted rate and the round trips.
+     */
+    void restBurst(int jobs, int threads, String run, String budget, List<String> clusters) throws Exception {
+        List<AllotApi> apis = apis();
+        List<Double> millis = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        long began = System.nanoTime();
+        try {
+            List<Future<?>> clients = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                clients.add(pool.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < jobs; i = next.getAndIncrement()) {
+                        long t0 = System.nanoTime();
+                        apis.get(i % apis.size()).submit(Map.of("id", "scale-" + run + "-rest-" + i, "budget", budget,
+                                "cluster", clusters.get(i % clusters.size()), "replicas", 1, "gpusPerReplica", 1,
+                                "minRuntimeSeconds", 0, "command", List.of("true")));
+                        millis.add((System.nanoTime() - t0) / 1e6);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> client : clients) {
+                client.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        double seconds = (System.nanoTime() - began) / 1e9;
+        List<Double> sorted = new ArrayList<>(millis);
+        sorted.sort(Double::compare);
+        System.out.printf("BENCH scale REST burst: %d jobs through POST /jobs from %d clients over %d budget-service"
+                        + " instance(s): %.0f accepted/s, POST p50 %.1f ms p99 %.1f ms%n", jobs, threads, apis.size(),
+                jobs / seconds, sorted.get(sorted.size() / 2), sorted.get((int) Math.ceil(0.99 * sorted.size()) - 1));
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (ServiceProcess p : extras) {
+            p.close();
+        }
+    }
+}
