@@ -10,7 +10,8 @@
 # help: tests. -Dallot.e2e.jvm-options="..." adds JVM options to every service (a flight recording, say);
 # help: -Dbench.timeout.minutes bounds the sustained phase (default: max(10, JOBS/1000)).
 # help: Then every accounting-service is asked each cluster's usage (all must agree), and REST_JOBS jobs go through
-# help: POST /jobs from 8 clients (accepted/s, round trips). Scale-out: --budget-services N spreads the REST calls over
+# help: POST /jobs from 8 clients (accepted/s, round trips), to a cluster of their own that no scheduler serves (the
+# help: acceptance alone, not the jobs' processes). Scale-out: --budget-services N spreads the REST calls over
 # help: N budget-services; --accounting-services N runs N instances of the Streams application (rebalance time,
 # help: interactive queries answered by each).
 # shellcheck shell=bash

@@ -169,7 +169,7 @@ class ScaleBenchmark {
 
                     // 3. interactive queries from every accounting-service; 4. POST /jobs from many clients
                     scaleOut.checkQueries(clusters, lab + "/team");
-                    scaleOut.restBurst(restJobs, REST_CLIENTS, run, lab + "/team", clusters);
+                    scaleOut.restBurst(infra, restJobs, REST_CLIENTS, run, lab + "/team");
                 }
                 Map<String, Long> childrenMillis = new LinkedHashMap<>();
                 components.forEach((name, p) -> childrenMillis.put(name, ProcessStats.childrenCpuMillis(p.pid()) - childrenBefore.get(name)));

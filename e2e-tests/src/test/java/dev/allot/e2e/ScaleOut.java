@@ -3,16 +3,23 @@ package dev.allot.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.schemas.NodeRegistered;
+import dev.allot.schemas.NodeStatus;
+import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfrastructure;
+import java.time.Instant;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * {@link ScaleBenchmark}'s scale-out: more budget-service and accounting-service instances beside the system's one of
@@ -77,38 +84,59 @@ final class ScaleOut implements AutoCloseable {
         return budgets.stream().map(b -> new AllotApi(b.url())).toList();
     }
 
-    /** The charged GPU-seconds of the account on each cluster from each accounting-service, at one instant. */
-    List<Double> usageFromEach(List<String> clusters, String account, long asOf) {
+    /**
+     * The account's usage on each cluster from each accounting-service at one instant, as "charged+unallocated"
+     * GPU-seconds (cluster by cluster, instance by instance).
+     */
+    List<String> usageFromEach(List<String> clusters, String account, long asOf) {
         AllotApi http = new AllotApi(budgets.get(0).url());
-        List<Double> charged = new ArrayList<>();
+        List<String> usage = new ArrayList<>();
         for (String cluster : clusters) {
             for (ServiceProcess accounting : accountings) {
-                JsonNode usage = http.json(accounting.url() + "/accounting/usage?cluster=" + cluster + "&account="
+                JsonNode u = http.json(accounting.url() + "/accounting/usage?cluster=" + cluster + "&account="
                         + account + "&asOf=" + asOf);
-                charged.add(usage.get("chargedGpuSeconds").asDouble());
+                usage.add(u.get("chargedGpuSeconds").asDouble() + "+" + u.get("unallocatedGpuSeconds").asDouble());
             }
         }
-        return charged;
+        return usage;
     }
 
-    /** Every accounting-service gives the same figures for every cluster (the owner's, forwarded). */
+    /**
+     * Once the account has usage on every cluster, every accounting-service gives the same figures for it (the
+     * owner's, forwarded).
+     */
     void checkQueries(List<String> clusters, String account) {
+        org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
+                .until(() -> usageFromEach(clusters, account, System.currentTimeMillis()).stream()
+                        .noneMatch("0.0+0.0"::equals));
         long asOf = System.currentTimeMillis();
-        List<Double> charged = usageFromEach(clusters, account, asOf);
+        List<String> usage = usageFromEach(clusters, account, asOf);
         int n = accountings.size();
         for (int c = 0; c < clusters.size(); c++) {
-            assertThat(charged.subList(c * n, c * n + n)).as("charged on %s from each instance", clusters.get(c))
-                    .containsOnly(charged.get(c * n));
+            assertThat(usage.subList(c * n, c * n + n)).as("usage on %s from each instance", clusters.get(c))
+                    .containsOnly(usage.get(c * n));
         }
         System.out.printf("BENCH scale-out interactive queries: %d accounting-service instance(s) answer the same"
-                + " charged GPU-s for %s on each cluster: %s%n", n, account, charged);
+                + " charged+unallocated GPU-s for %s on each cluster: %s%n", n, account, usage);
     }
 
     /**
      * {@code jobs} submissions through {@code POST /jobs} from {@code threads} clients, spread over the budget-service
-     * instances in turn; prints the accepted rate and the round trips.
+     * instances in turn; prints the accepted rate and the round trips. They go to a cluster of their own that no
+     * scheduler serves (one node registered straight onto node-status): what is measured is accepting submissions,
+     * not the machine's two cores also starting each accepted job's processes.
      */
-    void restBurst(int jobs, int threads, String run, String budget, List<String> clusters) throws Exception {
+    void restBurst(AllotInfrastructure infra, int jobs, int threads, String run, String budget) throws Exception {
+        String cluster = "scale-rest-" + run;
+        try (KafkaProducer<String, NodeStatus> producer = infra.producer()) {
+            producer.send(new ProducerRecord<>(Topics.NODE_STATUS.name(), cluster + "-n1", NodeStatus.newBuilder()
+                    .setEventId(UUID.randomUUID().toString()).setOccurredAt(Instant.now()).setNodeId(cluster + "-n1")
+                    .setPayload(new NodeRegistered(cluster, 8, "fake", 1L, "bench", null)).build())).get();
+        }
+        for (AllotApi api : apis()) {
+            org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(1))
+                    .until(() -> api.budgets().path("clusters").has(cluster));
+        }
         List<AllotApi> apis = apis();
         List<Double> millis = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger next = new AtomicInteger();
@@ -121,7 +149,7 @@ final class ScaleOut implements AutoCloseable {
                     for (int i = next.getAndIncrement(); i < jobs; i = next.getAndIncrement()) {
                         long t0 = System.nanoTime();
                         apis.get(i % apis.size()).submit(Map.of("id", "scale-" + run + "-rest-" + i, "budget", budget,
-                                "cluster", clusters.get(i % clusters.size()), "replicas", 1, "gpusPerReplica", 1,
+                                "cluster", cluster, "replicas", 1, "gpusPerReplica", 1,
                                 "minRuntimeSeconds", 0, "command", List.of("true")));
                         millis.add((System.nanoTime() - t0) / 1e6);
                     }
