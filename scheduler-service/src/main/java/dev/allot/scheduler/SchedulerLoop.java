@@ -187,6 +187,11 @@ public final class SchedulerLoop implements Runnable {
                 }
             }
             setPhase(Phase.STOPPED);
+        } catch (Error e) {
+            // the thread ends: readiness says so, and a standby takes the role once this one stops polling
+            LOG.errorf(e, "scheduler loop for cluster %s died", settings.cluster());
+            setPhase(Phase.STOPPED);
+            throw e;
         } finally {
             estimatesThread.shutdownNow(); // a forward run in flight ends on its own; its figures go nowhere
             finished.countDown();
@@ -195,14 +200,23 @@ public final class SchedulerLoop implements Runnable {
 
     /** A newer instance took the cluster's transactional id: this one must not go on. */
     static boolean fenced(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        return fenced(error, java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+    }
+
+    /**
+     * Through causes and suppressed exceptions, each looked at once: the producer's errors refer to each other (a
+     * transaction's failure suppressed in the error state it caused, whose cause is that failure), and following
+     * them without a record of what was seen overflowed the stack (chaos, 2026-12-06: the loop thread died).
+     */
+    private static boolean fenced(Throwable error, java.util.Set<Throwable> seen) {
+        for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
             if (t instanceof ProducerFencedException || t instanceof InvalidProducerEpochException
                     || t instanceof org.apache.kafka.common.errors.FencedInstanceIdException
                     || (t.getMessage() != null && t.getMessage().toLowerCase(java.util.Locale.ROOT).contains("fenced"))) {
                 return true;
             }
             for (Throwable s : t.getSuppressed()) {
-                if (fenced(s)) {
+                if (fenced(s, seen)) {
                     return true;
                 }
             }

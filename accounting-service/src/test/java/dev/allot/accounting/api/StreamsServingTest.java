@@ -2,8 +2,10 @@ package dev.allot.accounting.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Map;
 import org.apache.kafka.streams.KafkaStreams;
 import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -17,5 +19,20 @@ class StreamsServingTest {
         assertThat(response.getStatus()).isEqualTo(state == KafkaStreams.State.RUNNING
                 ? HealthCheckResponse.Status.UP : HealthCheckResponse.Status.DOWN);
         assertThat(response.getData()).hasValueSatisfying(data -> assertThat(data).containsEntry("state", state.name()));
+    }
+
+    @Test
+    void givenARunningClient_whenAThreadThatReplacedADeadOneIsStillJoining_thenNotReady() {
+        HealthCheckResponse joining = StreamsServing.of(KafkaStreams.State.RUNNING,
+                Map.of("app-StreamThread-1", "DEAD", "app-StreamThread-2", "STARTING"));
+        HealthCheckResponse serving = StreamsServing.of(KafkaStreams.State.RUNNING,
+                Map.of("app-StreamThread-1", "DEAD", "app-StreamThread-2", "RUNNING"));
+        HealthCheckResponse allDead = StreamsServing.of(KafkaStreams.State.RUNNING, Map.of("app-StreamThread-1", "DEAD"));
+
+        assertThat(joining.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
+        assertThat(joining.getData()).hasValueSatisfying(data -> assertThat(data)
+                .containsEntry("threads", "app-StreamThread-2 STARTING"));
+        assertThat(serving.getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
+        assertThat(allDead.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
     }
 }
