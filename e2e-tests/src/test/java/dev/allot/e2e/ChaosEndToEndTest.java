@@ -101,10 +101,24 @@ class ChaosEndToEndTest {
             }
             LogReader log = new LogReader(infra.clients());
             ChaosReport[] report = new ChaosReport[1];
-            await().atMost(PATIENCE).pollInterval(Duration.ofSeconds(2)).until(() -> {
-                report[0] = ChaosVerdict.judge(log.read(), since, stream.acknowledged(), recoveries);
-                return report[0].stuck().isEmpty() && report[0].usageMismatches().isEmpty();
-            });
+            try {
+                await().atMost(PATIENCE).pollInterval(Duration.ofSeconds(2)).until(() -> {
+                    report[0] = ChaosVerdict.judge(log.read(), since, stream.acknowledged(), recoveries);
+                    return report[0].stuck().isEmpty() && report[0].usageMismatches().isEmpty();
+                });
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                // what did not settle, and where each service stood (their logs: e2e-tests/target/e2e-logs)
+                if (report[0] != null) {
+                    report[0].print(System.out);
+                }
+                for (ServiceProcess service : java.util.Arrays.asList(system.scheduler, system.standby,
+                        system.accounting)) {
+                    if (service != null) {
+                        System.out.println("chaos test, not settled: " + service.url() + " " + health(service));
+                    }
+                }
+                throw e;
+            }
             report[0].print(System.out);
             System.out.printf("chaos test: %d s in all, %d submissions refused while components were down (load %s)%n",
                     (System.nanoTime() - began) / 1_000_000_000L, stream.refused(), load());
@@ -178,6 +192,17 @@ class ChaosEndToEndTest {
             return Files.readString(Path.of("/proc/loadavg")).strip();
         } catch (Exception e) {
             return "unknown";
+        }
+    }
+
+    /** A service's /q/health answer, whatever its status code. */
+    private static String health(ServiceProcess service) {
+        try {
+            return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                            java.net.URI.create(service.url() + "/q/health")).timeout(Duration.ofSeconds(5)).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body().replaceAll("\\s+", " ");
+        } catch (Exception e) {
+            return "no answer: " + e;
         }
     }
 }
