@@ -2,7 +2,6 @@ package dev.allot.accounting.streams;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
@@ -76,20 +75,24 @@ public final class StaticMembers {
         if (id == null) {
             return;
         }
-        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-            try {
-                remove(List.of(id));
-                LOG.infof("removed the stale member %s from group %s: the replacement thread takes its tasks now", id,
-                        groupId);
-                return;
-            } catch (Exception e) {
-                if (unknownMember(e)) {
-                    LOG.infof("no member %s in group %s any more", id, groupId);
+        try (Admin a = admin.get()) {
+            for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+                try {
+                    remove(a, List.of(id));
+                    LOG.infof("removed the stale member %s from group %s: the replacement thread takes its tasks now",
+                            id, groupId);
                     return;
+                } catch (Exception e) {
+                    if (unknownMember(e)) {
+                        LOG.infof("no member %s in group %s any more", id, groupId);
+                        return;
+                    }
+                    LOG.warnf("could not remove the stale member %s from group %s (attempt %d of %d): %s", id, groupId,
+                            attempt, ATTEMPTS, e.toString());
                 }
-                LOG.warnf("could not remove the stale member %s from group %s (attempt %d of %d): %s", id, groupId,
-                        attempt, ATTEMPTS, e.toString());
             }
+        } catch (RuntimeException e) { // no admin client (its configuration): the group waits out the session
+            LOG.warnf("could not remove the stale member %s from group %s: %s", id, groupId, e.toString());
         }
     }
 
@@ -106,7 +109,7 @@ public final class StaticMembers {
                 member.groupInstanceId().filter(this::leftover).ifPresent(leftovers::add);
             }
             if (!leftovers.isEmpty()) {
-                remove(leftovers);
+                remove(a, leftovers);
                 LOG.infof("removed leftover members %s from group %s (this instance runs %d stream threads)", leftovers,
                         groupId, threads);
             }
@@ -129,17 +132,13 @@ public final class StaticMembers {
         }
     }
 
-    private void remove(List<String> staticIds) throws Exception {
-        try (Admin a = admin.get()) {
-            a.removeMembersFromConsumerGroup(groupId, new RemoveMembersFromConsumerGroupOptions(
-                    staticIds.stream().map(MemberToRemove::new).toList())).all()
-                    .get(ATTEMPT_MILLIS, TimeUnit.MILLISECONDS);
-        }
+    private void remove(Admin a, List<String> staticIds) throws Exception {
+        a.removeMembersFromConsumerGroup(groupId, new RemoveMembersFromConsumerGroupOptions(
+                staticIds.stream().map(MemberToRemove::new).toList())).all().get(ATTEMPT_MILLIS, TimeUnit.MILLISECONDS);
     }
 
     private static boolean unknownMember(Exception e) {
-        Throwable t = e instanceof ExecutionException ? e.getCause() : e;
-        for (; t != null; t = t.getCause()) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof UnknownMemberIdException) {
                 return true;
             }
