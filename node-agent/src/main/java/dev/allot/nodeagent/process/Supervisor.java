@@ -22,16 +22,18 @@ import java.util.Optional;
  * <p>The supervisor catches SIGTERM (and does nothing with it) so that a stop signals the command, not the
  * supervisor: a POSIX shell runs a caught signal's trap only after its foreground command has ended, and the
  * command itself gets default signal handling (traps are reset in children). The agent signals the whole
- * tree, so the command gets the SIGTERM; a SIGKILL goes to the command first.
+ * tree, so the command gets the SIGTERM; a SIGKILL goes to the command first. A SIGTERM that comes after the
+ * trap is set but before the command starts (a stop right after the start) is remembered and the command is
+ * not started: status 143, as if it had been started and terminated at once (swallowed, the command would
+ * have run on until the SIGKILL at the grace's end; a stop right after a start took the whole grace).
  */
 public final class Supervisor {
 
     /** $1 is the exit file, the rest is the command. Status 128+N when the command died of signal N. */
     static final String SCRIPT = """
-            trap ':' TERM
+            trap 'stopped=1' TERM
             exit_file=$1; shift
-            "$@"
-            status=$?
+            if [ -n "${stopped-}" ]; then status=143; else "$@"; status=$?; fi
             printf '%s\\n' "$status" > "$exit_file"
             exit "$status"
             """;
