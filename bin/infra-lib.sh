@@ -40,6 +40,28 @@ infra_prepare() {
   fi
 }
 
+# The broker's log: INFO to its stdout (kafka.log, appended across restarts), so that what its coordinators and
+# controller did around a fault can be read afterwards; the per-request and per-segment chatter at WARN.
+broker_logging() {
+  cat <<'PROPS'
+logger.level=INFO
+logger.handlers=CONSOLE
+loggers=kafka.request.logger,kafka.log.LogCleaner,org.apache.kafka.storage.internals.log,kafka.log.UnifiedLog
+logger.kafka.request.logger.level=WARN
+logger.kafka.log.LogCleaner.level=WARN
+logger.org.apache.kafka.storage.internals.log.level=WARN
+logger.kafka.log.UnifiedLog.level=WARN
+handler.CONSOLE=org.jboss.logmanager.handlers.ConsoleHandler
+handler.CONSOLE.formatter=PATTERN
+handler.CONSOLE.properties=autoFlush,target
+handler.CONSOLE.autoFlush=true
+handler.CONSOLE.target=SYSTEM_OUT
+formatter.PATTERN=org.jboss.logmanager.formatters.PatternFormatter
+formatter.PATTERN.properties=pattern
+formatter.PATTERN.pattern=%d{yyyy-MM-dd HH:mm:ss,SSS} %-5p [%c] (%t) %s%e%n
+PROPS
+}
+
 kafka_running() { pid_alive "$KAFKA_DIR/kafka.pid"; }
 registry_running() { pid_alive "$REGISTRY_DIR/registry.pid"; }
 registry_ready() { curl -sf "http://127.0.0.1:$REGISTRY_PORT/apis/registry/v3/system/info" >/dev/null; }
@@ -55,15 +77,19 @@ kafka_up() {
   "$JAVA" $JBOSS_LOG -cp "$(broker_classpath)" dev.allot.testsupport.LocalBroker prepare "$KAFKA_DIR" \
     "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$(broker_mode)" >"$KAFKA_DIR/format.log" 2>&1 \
     || die "could not prepare the broker: $(tail -1 "$KAFKA_DIR/format.log") (see $KAFKA_DIR/format.log)"
-  local cp; cp=$(cat "$KAFKA_CLASSPATH_FILE")
+  # Without Quarkus's bootstrap runner: its log-manager configurator leaves the broker's log with no handler (the
+  # broker logged nothing); without it jboss-logmanager takes logging.configuration, below.
+  local cp; cp=$(tr ':' '\n' <"$KAFKA_CLASSPATH_FILE" | grep -v '/quarkus-bootstrap-runner-' | paste -sd: -)
+  broker_logging >"$KAFKA_DIR/logging.properties"
   # One combined broker-controller: killed (SIGKILL), its registration outlives it, and the restarted broker
   # cannot register again until that registration's session ends (broker.session.timeout.ms, 9 s by default;
   # a clean stop ends it at once). A shorter session lets it serve again within 10 s of a restart; the cost is
   # that a broker whose heartbeats to its own controller stall that long fences itself until the next one.
   local session_ms="${ALLOT_KAFKA_SESSION_MS:-3000}"
-  nohup "$JAVA" $JBOSS_LOG -Xmx512m -XX:+UseG1GC -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" \
+  nohup "$JAVA" $JBOSS_LOG -Dlogging.configuration="file:$KAFKA_DIR/logging.properties" -Xmx512m -XX:+UseG1GC \
+    -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" \
     --override "broker.session.timeout.ms=$session_ms" \
-    --override "broker.heartbeat.interval.ms=$(( session_ms / 6 > 0 ? session_ms / 6 : 1 ))" >"$KAFKA_DIR/kafka.log" 2>&1 &
+    --override "broker.heartbeat.interval.ms=$(( session_ms / 6 > 0 ? session_ms / 6 : 1 ))" >>"$KAFKA_DIR/kafka.log" 2>&1 &
   echo $! > "$KAFKA_DIR/kafka.pid"
   wait_for kafka "${ALLOT_READY_TIMEOUT:-120}" port_in_use "$KAFKA_PORT" || die "kafka did not start in ${ALLOT_READY_TIMEOUT:-120} s (ALLOT_READY_TIMEOUT); see $KAFKA_DIR/kafka.log"
   info "kafka up on 127.0.0.1:$KAFKA_PORT (pid $(cat "$KAFKA_DIR/kafka.pid"), data in $KAFKA_DIR/data, $(broker_mode_text))"

@@ -248,7 +248,7 @@ class ScaleBenchmark {
         return t == null ? -1 : Duration.between(sent.get(id), t).toMillis();
     }
 
-    private static double pct(List<Double> values, double p) {
+    static double pct(List<Double> values, double p) {
         List<Double> sorted = new ArrayList<>(values);
         sorted.sort(Double::compare);
         return sorted.isEmpty() ? Double.NaN : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));

@@ -163,11 +163,9 @@ final class ScaleOut implements AutoCloseable {
             pool.shutdownNow();
         }
         double seconds = (System.nanoTime() - began) / 1e9;
-        List<Double> sorted = new ArrayList<>(millis);
-        sorted.sort(Double::compare);
         System.out.printf("BENCH scale REST burst: %d jobs through POST /jobs from %d clients over %d budget-service"
                         + " instance(s): %.0f accepted/s, POST p50 %.1f ms p99 %.1f ms%n", jobs, threads, apis.size(),
-                jobs / seconds, sorted.get(sorted.size() / 2), sorted.get((int) Math.ceil(0.99 * sorted.size()) - 1));
+                jobs / seconds, ScaleBenchmark.pct(millis, 0.50), ScaleBenchmark.pct(millis, 0.99));
     }
 
     @Override
