@@ -47,7 +47,8 @@ class ChaosEndToEndTest {
         long began = System.nanoTime();
         String cluster = "chaos-" + UUID.randomUUID().toString().substring(0, 6);
         List<Recovery> recoveries = new ArrayList<>();
-        try (RestartableInfrastructure infra = RestartableInfrastructure.start();
+        try (BrokerLog brokerLog = BrokerLog.keep("chaos-broker.log");
+             RestartableInfrastructure infra = RestartableInfrastructure.start();
              AllotSystem system = AllotSystem.start(infra.bootstrapServers(), infra.registryUrl(),
                      user -> KafkaSecurity.PLAINTEXT, cluster, 3, 4);
              Tail<JobEvent> events = new Tail<>(infra.clients(), Topics.JOB_EVENTS)) {
@@ -107,7 +108,7 @@ class ChaosEndToEndTest {
                     return report[0].stuck().isEmpty() && report[0].usageMismatches().isEmpty();
                 });
             } catch (org.awaitility.core.ConditionTimeoutException e) {
-                // what did not settle, and where each service stood (their logs: e2e-tests/target/e2e-logs)
+                // what did not settle, and where each service stood (their logs and the broker's: e2e-tests/target/e2e-logs)
                 if (report[0] != null) {
                     report[0].print(System.out);
                 }

@@ -96,6 +96,7 @@ public final class AgentStartup implements AutoCloseable {
         for (StaleProcessReaper.Adoptable a : reaped.adoptable()) {
             agent.adopt(a.nodeId(), a.entry(), a.process());
         }
+        agent.resumeHeldStarts();
         CommandConsumer commands = new CommandConsumer(plan.kafka(), "node-agent-" + plan.agentId(), agent, reports,
                 plan.metrics(), state);
         commands.position(resumed);

@@ -57,7 +57,7 @@ public final class NodeAgent {
     public enum Outcome { STARTED, HELD, STOPPING, DUPLICATE, STALE_EPOCH, NOT_HOSTED, UNKNOWN_JOB, FAILED_TO_START }
 
     /** A StartJob whose GPUs a stopping replica still holds: started once that replica has exited. */
-    private record HeldStart(ReplicaKey key, StartJob command) {
+    private record HeldStart(ReplicaKey key, String eventId, StartJob command) {
     }
 
     /** How long an exit report waits for the rest of a stopped tree (the command's children) to be gone. */
@@ -80,6 +80,7 @@ public final class NodeAgent {
      * node's lock for "are these GPUs free, then start" against "this replica is gone, start what waited".
      */
     private final Map<String, List<HeldStart>> held = new ConcurrentHashMap<>();
+    private final HeldStartFiles heldFiles;
     /** Recently handled command ids, so a redelivered StartJob is not run twice. */
     private final Set<String> seenCommands = Collections.newSetFromMap(new LinkedHashMap<>() {
         @Override
@@ -107,6 +108,7 @@ public final class NodeAgent {
         this.clock = clock;
         this.timers = timers;
         this.agentId = agentId;
+        this.heldFiles = new HeldStartFiles(state);
         metrics.gaugeRunning(running::size);
     }
 
@@ -197,7 +199,8 @@ public final class NodeAgent {
             List<ReplicaKey> holders = holders(key, command.getGpuIndices());
             if (!holders.isEmpty()) {
                 // Two processes must never share a GPU, nor two runs one replica's dirs: wait until the holder exits.
-                waiting.add(new HeldStart(key, command));
+                waiting.add(new HeldStart(key, eventId, command));
+                heldFiles.keep(key, eventId, command);
                 LOG.infof("StartJob for %s held: GPUs %s or the replica are still held by %s", key,
                         command.getGpuIndices(), holders);
                 return Outcome.HELD;
@@ -232,6 +235,7 @@ public final class NodeAgent {
                 waiting.remove(h);
                 LOG.infof("GPUs %s of %s are free: starting %s", h.command().getGpuIndices(), nodeId, h.key());
                 launchAndReport(h.key(), h.command());
+                heldFiles.forget(h.key()); // after the launch: killed in between, the next run finds it a duplicate
             }
         }
     }
@@ -315,7 +319,10 @@ public final class NodeAgent {
         }
         List<HeldStart> waiting = held(command.getNodeId());
         synchronized (waiting) {
-            if (waiting.removeIf(h -> h.key().jobId().equals(command.getJobId()))) {
+            List<HeldStart> dropped = waiting.stream().filter(h -> h.key().jobId().equals(command.getJobId())).toList();
+            if (!dropped.isEmpty()) {
+                waiting.removeAll(dropped);
+                dropped.forEach(h -> heldFiles.forget(h.key()));
                 // It never ran: nothing to stop and nothing to report (no JobStarted was either).
                 LOG.infof("StopJob for %s on %s: its start was still held, dropped", command.getJobId(),
                         command.getNodeId());
@@ -624,13 +631,30 @@ public final class NodeAgent {
     }
 
     /**
+     * Holds again (or starts, GPUs free) what an earlier run held for nodes that keep their epoch; the rest is of a
+     * fenced epoch, dropped. After the adoptions (adopted replicas hold GPUs), before the command loop starts.
+     */
+    public void resumeHeldStarts() {
+        for (HostedNode node : nodes.values()) {
+            for (HeldStartFiles.Kept kept : heldFiles.load(node.nodeId(), node.epoch())) {
+                Outcome outcome = start(kept.eventId(), kept.command());
+                LOG.infof("held start of %s kept from the earlier run: %s", kept.key(), outcome);
+                if (outcome != Outcome.HELD) {
+                    heldFiles.forget(kept.key());
+                }
+            }
+        }
+    }
+
+    /**
      * Stops everything on shutdown: SIGTERM, SIGKILL after the grace, and waits (a little longer) until the
      * exits are reported, so that usage tiles end at the real release.
      */
     public void stopAll(Duration grace) {
         held.values().forEach(waiting -> {
             synchronized (waiting) {
-                waiting.clear(); // never started, never reported
+                waiting.forEach(h -> heldFiles.forget(h.key()));
+                waiting.clear(); // never started, never reported (the next run takes a new epoch)
             }
         });
         List<RunningReplica> replicas = new ArrayList<>(running.values());
@@ -659,7 +683,7 @@ public final class NodeAgent {
                 return;
             }
             try {
-                ledger(replica.key().nodeId()).record(ledgerEntry(replica));
+                ledger(replica.key().nodeId()).record(replica.ledgerEntry());
             } catch (RuntimeException e) {
                 LOG.warnf(e, "could not write %s to the process ledger; a restart would not fence it", replica.key());
             }
@@ -668,19 +692,6 @@ public final class NodeAgent {
 
     ProcessLedger ledger(String nodeId) {
         return ledgers.computeIfAbsent(nodeId, id -> new ProcessLedger(state.processesDir(id)));
-    }
-
-    private ProcessLedger.Entry ledgerEntry(RunningReplica replica) {
-        StartJob command = replica.command();
-        long processStart = replica.handle().info().startInstant().map(Instant::toEpochMilli).orElse(0L);
-        FileTime marker = replica.lastCheckpointMarker();
-        return new ProcessLedger.Entry(replica.key().jobId(), replica.key().replicaIndex(), command.getNodeEpoch(),
-                replica.pid(), processStart, command.getGpuIndices().size(), command.getBudget(),
-                command.getCluster(), command.getChargeMode().toString(), replica.usage().reportedUntil(),
-                new ProcessLedger.Resume(List.copyOf(command.getGpuIndices()), command.getReplicas(),
-                        command.getRestartCount(), replica.startedAt().toEpochMilli(), replica.tokenHash(),
-                        marker == null ? -1 : marker.toMillis(), replica.stopDeadlineMillis(),
-                        replica.stoppedByScheduler()));
     }
 
     private Instant now() {

@@ -38,8 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A node agent killed with SIGKILL and started again on the same state dir, as real processes on the real broker:
  * back within {@code readopt-within} of its last heartbeat it keeps its epoch and its running job (which then ends
- * once, reported once, its usage tiled without gap or overlap across the restart), carries out a command sent
- * while it was down and does not dead-letter again what it dead-lettered before; back later it takes a new epoch and fences the job (killed, reported once as stopped).
+ * once, reported once, its usage tiled without gap or overlap across the restart), starts what it held for a busy
+ * GPU when it died, carries out a command sent while it was down and does not dead-letter again what it dead-lettered before; back later it takes a new epoch and fences the job (killed, reported once as stopped).
  */
 @AllotInfra
 class AgentReadoptionTest {
@@ -172,6 +172,47 @@ class AgentReadoptionTest {
         assertTiledFromStartToExit(job, 1);
     }
 
+    @Test
+    void givenAStartHeldForABusyGpu_whenTheAgentIsKilledAndBackWithinItsWindow_thenTheHeldJobStartsOnceTheGpuIsFree(
+            @TempDir Path dir) throws Exception {
+        Path state = dir.resolve("state");
+        Path go = dir.resolve("go");
+        Process first = startAgent(state, Duration.ofSeconds(20));
+        await().atMost(WAIT).until(() -> registeredEpochs().size() == 1);
+        long epoch = registeredEpochs().get(0);
+        String busy = "busy-" + UUID.randomUUID();
+        send(busy, epoch, List.of(0), "while [ ! -e '" + go + "' ]; do sleep 0.05; done; exit 0");
+        jobPids.add(startedPid(busy));
+        // given: a start for the same GPU, held (handled: the node's command position passes it), then a SIGKILL
+        String waiting = "held-" + UUID.randomUUID();
+        var held = send(waiting, epoch, List.of(0), "exit 0");
+        await().atMost(WAIT).until(() -> new StateDir(state).commandPositions(node)
+                .getOrDefault(held.partition(), 0L) > held.offset());
+        kill(first);
+
+        // when: the agent is back within its window (same epoch) and the GPU's holder then ends
+        startAgent(state, Duration.ofSeconds(20));
+        await().atMost(WAIT).until(() -> registeredEpochs().size() == 2);
+        assertThat(registeredEpochs()).containsExactly(epoch, epoch);
+        assertThat(events.values(r -> waiting.equals(r.key()) && r.value().getPayload() instanceof JobStarted))
+                .as("still held: its GPU is busy").isEmpty();
+        Files.createFile(go);
+
+        // then: the held job starts once, after the holder's exit, on its GPU, and ends
+        await().atMost(WAIT).until(() -> exits(busy).size() == 1 && exits(waiting).size() == 1);
+        assertThat(exits(waiting).get(0).getExitCode()).isZero();
+        await().during(Duration.ofSeconds(2)).atMost(WAIT).until(() -> exits(waiting).size() == 1);
+        assertThat(events.values(r -> waiting.equals(r.key()) && r.value().getPayload() instanceof JobStarted))
+                .hasSize(1);
+        Instant started = events.records().stream()
+                .filter(r -> waiting.equals(r.key()) && r.value().getPayload() instanceof JobStarted)
+                .findFirst().orElseThrow().value().getOccurredAt();
+        assertThat(started).isAfterOrEqualTo(exitAt(busy).truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
+        assertThat(Files.exists(new StateDir(state).nodeDir(node).resolve("held"))
+                && Files.list(new StateDir(state).nodeDir(node).resolve("held")).findAny().isPresent())
+                .as("nothing left held on disk").isFalse();
+    }
+
     // --- helpers -------------------------------------------------------------------------------------------
 
     /** The job's usage tiles cover [JobStarted, JobExited) exactly: contiguous, no overlap, gpus x held time. */
@@ -238,8 +279,9 @@ class AgentReadoptionTest {
                 .get(0).getPayload()).getPid();
     }
 
-    private void send(String job, long epoch, List<Integer> gpus, String script) throws Exception {
-        commands.send(new ProducerRecord<>(Topics.NODE_COMMANDS.name(), node, NodeCommand.newBuilder()
+    private org.apache.kafka.clients.producer.RecordMetadata send(String job, long epoch, List<Integer> gpus,
+                                                                 String script) throws Exception {
+        return commands.send(new ProducerRecord<>(Topics.NODE_COMMANDS.name(), node, NodeCommand.newBuilder()
                 .setEventId(UUID.randomUUID().toString()).setOccurredAt(Instant.now())
                 .setPayload(StartJob.newBuilder().setJobId(job).setNodeId(node).setNodeEpoch(epoch)
                         .setReplicaIndex(0).setReplicas(1).setGpuIndices(gpus)

@@ -4,6 +4,7 @@ import dev.allot.schemas.StartJob;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 
 /**
@@ -259,5 +260,18 @@ public final class RunningReplica {
         if (timer != null) {
             timer.cancel(false);
         }
+    }
+
+    /** The ledger's entry for this replica: what a restarted agent needs to fence it or take it over. */
+    public ProcessLedger.Entry ledgerEntry() {
+        long processStart = handle().info().startInstant().map(Instant::toEpochMilli).orElse(0L);
+        FileTime marker = lastCheckpointMarker();
+        return new ProcessLedger.Entry(key().jobId(), key().replicaIndex(), command.getNodeEpoch(),
+                pid(), processStart, command.getGpuIndices().size(), command.getBudget(),
+                command.getCluster(), command.getChargeMode().toString(), usage().reportedUntil(),
+                new ProcessLedger.Resume(List.copyOf(command.getGpuIndices()), command.getReplicas(),
+                        command.getRestartCount(), startedAt().toEpochMilli(), tokenHash(),
+                        marker == null ? -1 : marker.toMillis(), stopDeadlineMillis(),
+                        stoppedByScheduler()));
     }
 }
