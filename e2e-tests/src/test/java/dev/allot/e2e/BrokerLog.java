@@ -11,10 +11,9 @@ import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
 
 /**
- * The log of a broker that runs in this JVM (and of this JVM's Kafka clients), in {@code target/e2e-logs/<name>}.
- * Without it an in-JVM broker logs nowhere: Quarkus's bootstrap runner on the test classpath gives the log manager
- * no handler outside a Quarkus application; and a test that fails after the broker's restart needs what its
- * coordinators did.
+ * The full log (INFO) of a broker that runs in this JVM and of this JVM's Kafka clients, in
+ * {@code target/e2e-logs/<name>} and not on the console (which gets Kafka's warnings only: logging.properties),
+ * while it is open: a test that fails after the broker's restart needs what its coordinators did.
  */
 final class BrokerLog implements AutoCloseable {
 
@@ -22,11 +21,15 @@ final class BrokerLog implements AutoCloseable {
 
     private final Handler handler;
     private final Logger[] loggers = new Logger[KAFKA_LOGGERS.length];
+    private final Level[] levels = new Level[KAFKA_LOGGERS.length];
 
     private BrokerLog(Handler handler) {
         this.handler = handler;
         for (int i = 0; i < KAFKA_LOGGERS.length; i++) {
             loggers[i] = Logger.getLogger(KAFKA_LOGGERS[i]);
+            levels[i] = loggers[i].getLevel();
+            loggers[i].setLevel(Level.INFO);
+            loggers[i].setUseParentHandlers(false);
             loggers[i].addHandler(handler);
         }
     }
@@ -34,7 +37,6 @@ final class BrokerLog implements AutoCloseable {
     static BrokerLog keep(String name) {
         try {
             Path dir = Files.createDirectories(Path.of("target/e2e-logs"));
-            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT,%1$tL %4$s [%3$s] %5$s%6$s%n");
             FileHandler handler = new FileHandler(dir.resolve(name).toString(), true);
             handler.setFormatter(new SimpleFormatter());
             handler.setLevel(Level.INFO);
@@ -46,8 +48,10 @@ final class BrokerLog implements AutoCloseable {
 
     @Override
     public void close() {
-        for (Logger logger : loggers) {
-            logger.removeHandler(handler);
+        for (int i = 0; i < loggers.length; i++) {
+            loggers[i].removeHandler(handler);
+            loggers[i].setUseParentHandlers(true);
+            loggers[i].setLevel(levels[i]);
         }
         handler.close();
     }
