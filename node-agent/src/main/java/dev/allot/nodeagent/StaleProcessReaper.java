@@ -83,6 +83,8 @@ public final class StaleProcessReaper {
                 }
             }
         }
+        List<Orphan> orphans = orphans(nodeIds, ledgers);
+        orphans.forEach(o -> ProcessTree.terminate(o.supervisor()));
         stale.stream().flatMap(s -> s.live().stream()).forEach(ProcessTree::terminate);
         long deadline = System.nanoTime() + grace.toNanos();
         int killed = 0;
@@ -128,8 +130,53 @@ public final class StaleProcessReaper {
                     .build(), exitedAt);
             s.ledger().forget(s.entry().jobId(), s.entry().replicaIndex());
         }
+        for (Orphan orphan : orphans) {
+            if (!awaitExit(orphan.supervisor(), deadline)) {
+                ProcessTree.kill(orphan.supervisor());
+                awaitExit(orphan.supervisor(), System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+            }
+            try {
+                java.nio.file.Files.deleteIfExists(orphan.exitFile()); // not to be read as a later run's status
+            } catch (java.io.IOException e) {
+                LOG.debugf("could not delete %s: %s", orphan.exitFile(), e.toString());
+            }
+            LOG.warnf("killed process %d, a job's supervisor that no ledger names (its agent died before recording"
+                    + " it; its start was never reported, its StartJob is read again)", orphan.supervisor().pid());
+        }
         reports.flush();
         return new Outcome(killed, List.copyOf(adoptable));
+    }
+
+    /**
+     * Supervisors started for these nodes that no ledger entry names: the agent died between the spawn and the
+     * ledger write. Their start was never reported and the command position never passed their StartJob (nor did
+     * a held start's file go), so the job is started again; left running, the orphan would share its GPUs. Known
+     * by their argv: the supervisor's exit file lies in the node's ledger directory.
+     */
+    private static List<Orphan> orphans(List<String> nodeIds,
+                                        java.util.function.Function<String, ProcessLedger> ledgers) {
+        java.util.Set<Long> known = new java.util.HashSet<>();
+        List<java.nio.file.Path> dirs = new ArrayList<>();
+        for (String nodeId : nodeIds) {
+            ProcessLedger ledger = ledgers.apply(nodeId);
+            ledger.entries().forEach(e -> known.add(e.pid()));
+            dirs.add(ledger.dir().toAbsolutePath().normalize());
+        }
+        List<Orphan> orphans = new ArrayList<>();
+        ProcessHandle.allProcesses().filter(p -> !known.contains(p.pid())).forEach(p -> {
+            List<String> args = List.of(p.info().arguments().orElse(new String[0]));
+            int at = args.indexOf(dev.allot.nodeagent.process.Supervisor.NAME);
+            if (at >= 0 && at + 1 < args.size() && args.get(at + 1).endsWith(".exit")) {
+                java.nio.file.Path exitFile = java.nio.file.Path.of(args.get(at + 1)).toAbsolutePath().normalize();
+                if (dirs.contains(exitFile.getParent())) {
+                    orphans.add(new Orphan(p, exitFile));
+                }
+            }
+        });
+        return orphans;
+    }
+
+    private record Orphan(ProcessHandle supervisor, java.nio.file.Path exitFile) {
     }
 
     private void reportUsage(String nodeId, ProcessLedger.Entry entry, Instant end) {

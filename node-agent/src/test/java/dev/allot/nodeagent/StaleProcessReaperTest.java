@@ -83,6 +83,34 @@ class StaleProcessReaperTest {
         assertThat(((JobExited) reports.jobEvents.get(0).payload()).getExitCode()).isEqualTo(StaleProcessReaper.EXIT_UNKNOWN);
     }
 
+    @Test
+    void givenASupervisorNoLedgerNames_whenReaped_thenItIsKilledUnreportedAndOtherNodesSupervisorsAreLeftAlone(
+            @TempDir Path dir) throws Exception {
+        StateDir state = new StateDir(dir);
+        ProcessLedger ledger = new ProcessLedger(state.processesDir("n1"));
+        ProcessLedger otherNode = new ProcessLedger(state.processesDir("n2"));
+        // the agent died between the spawn and the ledger write: a supervisor of n1 that no entry names
+        Process orphan = spawn(dev.allot.nodeagent.process.Supervisor.wrap(List.of("sleep", "600"),
+                ledger.exitFile("orphan", 0)).toArray(String[]::new));
+        Process elsewhere = spawn(dev.allot.nodeagent.process.Supervisor.wrap(List.of("sleep", "600"),
+                otherNode.exitFile("other", 0)).toArray(String[]::new));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> orphan.descendants().findAny().isPresent() && elsewhere.descendants().findAny().isPresent());
+        List<ProcessHandle> orphanTree = dev.allot.nodeagent.process.ProcessTree.snapshot(orphan.toHandle());
+        RecordingReports reports = new RecordingReports();
+
+        int killed = new StaleProcessReaper(reports, new AgentMetrics(new SimpleMeterRegistry()), Clock.systemUTC())
+                .reap(List.of("n1"), id -> ledger, Duration.ofSeconds(2));
+
+        assertThat(orphan.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> orphanTree.stream().noneMatch(ProcessHandle::isAlive));
+        assertThat(killed).as("counts the ledger's processes only").isZero();
+        assertThat(reports.jobEvents).as("its start was never reported: nothing to report").isEmpty();
+        assertThat(ledger.exitFile("orphan", 0)).doesNotExist();
+        assertThat(elsewhere.isAlive()).as("n2 is not reaped here").isTrue();
+    }
+
     private Process spawn(String... argv) throws Exception {
         Process process = new ProcessBuilder(argv).start();
         started.add(process);

@@ -136,6 +136,11 @@ public final class ProcessLedger {
                 Boolean.parseBoolean(p.getProperty("stoppedByScheduler")));
     }
 
+    /** The ledger's directory (the entries and the supervisors' exit files). */
+    public Path dir() {
+        return dir;
+    }
+
     /** Where the replica's {@link Supervisor} records its command's exit status, next to the entry. */
     public Path exitFile(String jobId, int replicaIndex) {
         return dir.resolve(safe(jobId) + ".r" + replicaIndex + ".exit");

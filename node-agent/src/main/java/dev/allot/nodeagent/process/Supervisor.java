@@ -38,6 +38,9 @@ public final class Supervisor {
             exit "$status"
             """;
 
+    /** The supervisor's $0: with the exit file after it, how a restarted agent knows its supervisors by argv. */
+    public static final String NAME = "allot-supervisor";
+
     /** What the exit file says: the command's status, and when it ended. */
     public record Exit(int code, Instant at) {
     }
@@ -47,7 +50,7 @@ public final class Supervisor {
 
     /** The argv that runs {@code command} under the supervisor, recording its status in {@code exitFile}. */
     public static List<String> wrap(List<String> command, Path exitFile) {
-        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", SCRIPT, "allot-supervisor", exitFile.toString()));
+        List<String> argv = new ArrayList<>(List.of("/bin/sh", "-c", SCRIPT, NAME, exitFile.toString()));
         argv.addAll(command);
         return argv;
     }
