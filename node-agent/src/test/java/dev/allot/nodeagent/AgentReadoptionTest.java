@@ -90,10 +90,9 @@ class AgentReadoptionTest {
         Path state = dir.resolve("state");
         Path go = dir.resolve("go");
         Process first = startAgent(state, Duration.ofSeconds(20));
-        await().atMost(WAIT).until(() -> registeredEpochs().size() == 1);
-        long epoch = registeredEpochs().get(0);
+        long epoch = firstRegistration();
         String job = "long-" + UUID.randomUUID();
-        send(job, epoch, List.of(0, 1), "while [ ! -e '" + go + "' ]; do sleep 0.05; done; exit 0");
+        send(job, epoch, List.of(0, 1), untilExists(go));
         long pid = startedPid(job);
         jobPids.add(pid);
         await().atMost(WAIT).until(() -> !tiles(job).isEmpty()); // the ledger knows how far usage was reported
@@ -146,8 +145,7 @@ class AgentReadoptionTest {
         Path state = dir.resolve("state");
         Duration window = Duration.ofMillis(1500);
         Process first = startAgent(state, window);
-        await().atMost(WAIT).until(() -> registeredEpochs().size() == 1);
-        long epoch = registeredEpochs().get(0);
+        long epoch = firstRegistration();
         String job = "fenced-" + UUID.randomUUID();
         send(job, epoch, List.of(3), "sleep 600");
         long pid = startedPid(job);
@@ -178,10 +176,9 @@ class AgentReadoptionTest {
         Path state = dir.resolve("state");
         Path go = dir.resolve("go");
         Process first = startAgent(state, Duration.ofSeconds(20));
-        await().atMost(WAIT).until(() -> registeredEpochs().size() == 1);
-        long epoch = registeredEpochs().get(0);
+        long epoch = firstRegistration();
         String busy = "busy-" + UUID.randomUUID();
-        send(busy, epoch, List.of(0), "while [ ! -e '" + go + "' ]; do sleep 0.05; done; exit 0");
+        send(busy, epoch, List.of(0), untilExists(go));
         jobPids.add(startedPid(busy));
         // given: a start for the same GPU, held (handled: the node's command position passes it), then a SIGKILL
         String waiting = "held-" + UUID.randomUUID();
@@ -214,6 +211,17 @@ class AgentReadoptionTest {
     }
 
     // --- helpers -------------------------------------------------------------------------------------------
+
+    /** The epoch of the node's first registration, once it came. */
+    private long firstRegistration() {
+        await().atMost(WAIT).until(() -> registeredEpochs().size() == 1);
+        return registeredEpochs().get(0);
+    }
+
+    /** A job's script: runs until {@code go} exists, then exits 0. */
+    private static String untilExists(Path go) {
+        return "while [ ! -e '" + go + "' ]; do sleep 0.05; done; exit 0";
+    }
 
     /** The job's usage tiles cover [JobStarted, JobExited) exactly: contiguous, no overlap, gpus x held time. */
     private void assertTiledFromStartToExit(String job, int gpus) {
