@@ -13,11 +13,9 @@ import dev.allot.schemas.JobSubmitted;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * What the log says about one job: its submission (job-requests) and every fact of its life
@@ -41,7 +39,7 @@ public final class JobRecord {
     }
 
     private final String id;
-    private final Set<String> seenEvents = new HashSet<>();
+    private final SeenEventIds seenEvents = new SeenEventIds();
     private final List<HistoryEntry> history = new ArrayList<>();
     private long seq;
     private JobSubmitted submission;
