@@ -127,8 +127,9 @@ class SupervisedJobTest {
         NodeAgent agent = new NodeAgent(List.of(new HostedNode("n1", "test", new FakeGpuBackend(4), epoch)), state,
                 reports, new AgentMetrics(meters), Clock.systemUTC(), timers, "test");
         // The victim takes half a second after its SIGTERM to let go (a checkpoint being written, say).
-        assertThat(agent.handle(start("victim", epoch, List.of(0, 1), "echo $$ > '" + victimPidFile
-                + "'; trap 'sleep 0.5; exit 0' TERM; while true; do sleep 0.05; done"))).isEqualTo(NodeAgent.Outcome.STARTED);
+        // (its pid written once its trap is set: the stop below then surely takes the trap's half second)
+        assertThat(agent.handle(start("victim", epoch, List.of(0, 1), "trap 'sleep 0.5; exit 0' TERM; echo $$ > '"
+                + victimPidFile + "'; while true; do sleep 0.05; done"))).isEqualTo(NodeAgent.Outcome.STARTED);
         await().atMost(WAIT).until(() -> !read(victimPidFile).isBlank());
 
         // when: the scheduler preempts it and gives one of its GPUs to the next job at once
@@ -170,8 +171,13 @@ class SupervisedJobTest {
         long epoch = state.nextEpoch("n1", System.currentTimeMillis());
         NodeAgent agent = new NodeAgent(List.of(new HostedNode("n1", "test", new FakeGpuBackend(8), epoch)), state,
                 recorded, new AgentMetrics(meters), Clock.systemUTC(), timers, "test");
-        NodeCommand first = start("job", epoch, List.of(3, 4), "trap 'sleep 0.3; exit 0' TERM; while true; do sleep 0.05; done");
+        Path trapSet = dir.resolve("trap-set");
+        NodeCommand first = start("job", epoch, List.of(3, 4),
+                "trap 'sleep 0.3; exit 0' TERM; touch '" + trapSet + "'; while true; do sleep 0.05; done");
         assertThat(agent.handle(first)).isEqualTo(NodeAgent.Outcome.STARTED);
+        // stopped once its trap is set: the stop then takes the trap's 0.3 s (stopped before its command even
+        // started, it would end at once, and the next run would not be held)
+        await().atMost(WAIT).until(() -> java.nio.file.Files.exists(trapSet));
         assertThat(agent.handle(stop("job", epoch, 10))).isEqualTo(NodeAgent.Outcome.STOPPING);
 
         NodeAgent.Outcome again = agent.handle(first); // the first run's start redelivered: a duplicate
