@@ -53,10 +53,10 @@ class AgentRestartTest {
                 .build());
         assertThat(outcome).isEqualTo(NodeAgent.Outcome.STARTED);
         long pid = ((JobStarted) firstRun.jobEvents.get(0).payload()).getPid();
-        // Running means the command runs under its supervisor. Reaped before that, the supervisor's shell may
-        // swallow the SIGTERM (its trap) and start the command after it: SIGKILL at the grace's end, 137 not 143.
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> ProcessHandle.of(pid).map(p -> p.descendants().findAny().isPresent()).orElse(false));
+        // Running means the command (sleep) runs under its supervisor. Reaped before its exec, the SIGTERM may be
+        // swallowed by the supervisor's shell (its trap) and the command start after it: SIGKILL, 137 not 143.
+        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.of(pid).map(p -> p.descendants()
+                .anyMatch(d -> d.info().command().map(c -> c.endsWith("/sleep")).orElse(false))).orElse(false));
         crashed.reportUsage(); // a tile (unless 0 ms passed), so the ledger remembers how far usage was reported
         Instant reportedUntil = firstRun.usage.isEmpty() ? firstRun.jobEvents.get(0).occurredAt()
                 : firstRun.usage.get(0).getIntervalEnd();

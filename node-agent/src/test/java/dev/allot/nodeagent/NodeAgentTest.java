@@ -189,7 +189,9 @@ class NodeAgentTest {
         send(NODE, start(jobId, NODE, epoch, List.of(0), List.of("sh", "-c", "sleep 600; true"), Map.of(), 0));
         await().atMost(WAIT).until(() -> !payloads(jobId, JobStarted.class).isEmpty());
         long pid = payloads(jobId, JobStarted.class).get(0).getPid();
-        await().atMost(WAIT).until(() -> ProcessHandle.of(pid).map(p -> p.descendants().count() > 0).orElse(false));
+        // the sleep runs (exec'd: a child forked but not yet exec'd could lose the SIGTERM)
+        await().atMost(WAIT).until(() -> ProcessHandle.of(pid).map(p -> p.descendants()
+                .anyMatch(d -> d.info().command().map(c -> c.endsWith("/sleep")).orElse(false))).orElse(false));
         List<ProcessHandle> tree = ProcessHandle.of(pid).orElseThrow().descendants().toList();
 
         long stopSent = System.nanoTime();

@@ -12,38 +12,11 @@ public final class ProcessTree {
     private ProcessTree() {
     }
 
-    /** How long a root signalled before it had a child is watched for the child it may still start. */
-    static final java.time.Duration LATE_CHILD_WATCH = java.time.Duration.ofSeconds(2);
-
-    /**
-     * SIGTERM to the root and every descendant. A root without descendants may be a supervisor whose command is
-     * about to start: a shell that traps SIGTERM and forks right after it (the signal landed between its check
-     * and its fork) would start a command no one signals; so such a root is watched, off the caller's thread,
-     * for {@link #LATE_CHILD_WATCH}, and a child it starts in that time gets the SIGTERM too.
-     */
+    /** SIGTERM to the root and every descendant. */
     public static void terminate(ProcessHandle root) {
         List<ProcessHandle> descendants = root.descendants().toList();
         root.destroy();
         descendants.forEach(ProcessHandle::destroy);
-        if (descendants.isEmpty() && root.isAlive()) {
-            Thread.ofVirtual().name("late-child-" + root.pid()).start(() -> signalLateChildren(root));
-        }
-    }
-
-    private static void signalLateChildren(ProcessHandle root) {
-        long deadline = System.nanoTime() + LATE_CHILD_WATCH.toNanos();
-        while (root.isAlive() && System.nanoTime() < deadline) {
-            List<ProcessHandle> late = root.descendants().toList();
-            if (!late.isEmpty()) {
-                late.forEach(ProcessHandle::destroy);
-                return;
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                return;
-            }
-        }
     }
 
     /** SIGKILL to every descendant, then to the root. */
