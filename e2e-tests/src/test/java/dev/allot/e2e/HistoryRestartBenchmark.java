@@ -2,23 +2,10 @@ package dev.allot.e2e;
 
 import dev.allot.schemas.BudgetDefined;
 import dev.allot.schemas.BudgetEvent;
-import dev.allot.schemas.ChargeMode;
-import dev.allot.schemas.GpuAssignment;
-import dev.allot.schemas.JobAccepted;
-import dev.allot.schemas.JobCompleted;
-import dev.allot.schemas.JobEvent;
-import dev.allot.schemas.JobExited;
-import dev.allot.schemas.JobPlaced;
-import dev.allot.schemas.JobRequest;
-import dev.allot.schemas.JobStarted;
-import dev.allot.schemas.JobState;
-import dev.allot.schemas.JobSubmitted;
-import dev.allot.schemas.NodeRegistered;
-import dev.allot.schemas.NodeStatus;
-import dev.allot.schemas.UsageReported;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfra;
 import dev.allot.testsupport.AllotInfrastructure;
+import dev.allot.testsupport.JobHistory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,40 +46,19 @@ class HistoryRestartBenchmark {
                     new BudgetDefined(root, null, 1.0, Instant.now(), "bench", List.of(), List.of(), null)));
             send(producer, Topics.BUDGETS.name(), team, new BudgetEvent(UUID.randomUUID().toString(), Instant.now(),
                     new BudgetDefined(team, root, 1.0, Instant.now(), "bench", List.of(), List.of(), null)));
-            for (int n = 0; n < nodes; n++) {
-                String node = cluster + "-n" + n;
-                send(producer, Topics.NODE_STATUS.name(), node, new NodeStatus(UUID.randomUUID().toString(),
-                        Instant.ofEpochMilli(t0), node, new NodeRegistered(cluster, 8, "fake", 1L, "bench", null)));
-            }
-            for (int i = 0; i < history; i++) {
-                String id = cluster + "-j" + i;
-                long at = t0 + i * 1000L;
-                String node = cluster + "-n" + (i % (nodes * 8)) / 8;
-                send(producer, Topics.JOB_REQUESTS.name(), id, new JobRequest(UUID.randomUUID().toString(),
-                        Instant.ofEpochMilli(at), new JobSubmitted(id, team, "bench", cluster, 1, 1, 60L, true, 0,
-                        List.of("true"), Map.of(), Map.of(), null, Instant.ofEpochMilli(at), null)));
-                job(producer, id, at, JobState.WAITING, JobAccepted.newBuilder().setBudget(team).setCluster(cluster)
-                        .setChargeMode(ChargeMode.ALLOCATED).setQueuedAt(Instant.ofEpochMilli(at)).setReplicas(1)
-                        .setGpusPerReplica(1).setMinRuntimeSeconds(60).setResumable(true).build());
-                job(producer, id, at + 1, JobState.RUNNING, new JobPlaced(cluster, team,
-                        List.of(new GpuAssignment(node, 1L, 0, List.of(i % 8))), ChargeMode.ALLOCATED,
-                        Instant.ofEpochMilli(at + 60_001), 1, "free GPUs", false));
-                job(producer, id, at + 2, null, new JobStarted(node, 1L, 0, 1000L + i));
-                send(producer, Topics.USAGE.name(), id, new UsageReported(id, team, cluster, node, 1,
-                        Instant.ofEpochMilli(at + 2), Instant.ofEpochMilli(at + 502), 0.5, ChargeMode.ALLOCATED, null));
-                job(producer, id, at + 502, null, new JobExited(node, 0, 0, false));
-                job(producer, id, at + 502, JobState.COMPLETED, new JobCompleted(0.5));
-                if (i % 20_000 == 19_999) {
-                    System.out.printf(Locale.ROOT, "BENCH history: %d of %d jobs written%n", i + 1, history);
+            JobHistory writer = new JobHistory(producer, cluster, team, nodes);
+            writer.registerNodes(t0);
+            writer.writeJobs(t0, history, 0, written -> {
+                if (written % 20_000 == 0) {
+                    System.out.printf(Locale.ROOT, "BENCH history: %d of %d jobs written%n", written, history);
                 }
-            }
-            producer.flush();
+            });
         }
         System.out.printf(Locale.ROOT, "BENCH history: %d jobs (%d records) written in %.1f s%n", history,
-                history * 7 + nodes + 2, (System.nanoTime() - began) / 1e9);
+                history * JobHistory.RECORDS_PER_FINISHED_JOB + nodes + 2, (System.nanoTime() - began) / 1e9);
 
         Path state = Files.createTempDirectory("allot-history-" + cluster);
-        String last = cluster + "-j" + (history - 1);
+        String last = JobHistory.jobId(cluster, history - 1);
         ServiceProcess budget = ServiceProcess.of("budget-service", infra.bootstrapServers(), infra.registryUrl(),
                 state.resolve("budget"), Map.of("kafka.group.id", "budget-" + cluster));
         ServiceProcess accounting = ServiceProcess.of("accounting-service", infra.bootstrapServers(),
@@ -101,7 +67,7 @@ class HistoryRestartBenchmark {
                         "allot.accounting.instance-id", cluster + "-0",
                         "kafka-streams.state.dir", state.resolve("accounting/streams").toString(),
                         "kafka-streams.commit.interval.ms", "1000"));
-        double expected = history * 0.5;
+        double expected = history * JobHistory.GPU_SECONDS_PER_FINISHED_JOB;
         try {
             for (String round : List.of("first start", "restart after SIGKILL")) {
                 if (round.startsWith("restart")) {
@@ -168,11 +134,5 @@ class HistoryRestartBenchmark {
     private static void send(KafkaProducer<String, SpecificRecord> producer, String topic, String key,
                              SpecificRecord value) {
         producer.send(new ProducerRecord<>(topic, key, value));
-    }
-
-    private static void job(KafkaProducer<String, SpecificRecord> producer, String id, long at, JobState after,
-                            Object payload) {
-        send(producer, Topics.JOB_EVENTS.name(), id, new JobEvent(UUID.randomUUID().toString(),
-                Instant.ofEpochMilli(at), id, after, payload));
     }
 }

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,27 +38,20 @@ final class HeldStartFiles {
     }
 
     void keep(ReplicaKey key, String eventId, StartJob command) {
-        if (state == null) {
-            return;
-        }
         try {
             Path file = file(key);
             Files.createDirectories(file.getParent());
             ByteBuffer bytes = NodeCommand.newBuilder().setEventId(eventId).setOccurredAt(Instant.now())
                     .setPayload(command).build().toByteBuffer();
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.write(tmp, java.util.Arrays.copyOfRange(bytes.array(), bytes.arrayOffset() + bytes.position(),
-                    bytes.arrayOffset() + bytes.limit()));
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            byte[] content = new byte[bytes.remaining()];
+            bytes.get(content);
+            StateDir.writeAtomically(file, content);
         } catch (IOException | RuntimeException e) {
             LOG.warnf(e, "could not keep the held start of %s; an agent killed before it starts would lose it", key);
         }
     }
 
     void forget(ReplicaKey key) {
-        if (state == null) {
-            return;
-        }
         try {
             Files.deleteIfExists(file(key));
         } catch (IOException | RuntimeException e) {
@@ -73,9 +65,6 @@ final class HeldStartFiles {
      */
     List<Kept> load(String nodeId, long epoch) {
         List<Kept> kept = new ArrayList<>();
-        if (state == null) {
-            return kept;
-        }
         Path dir = dir(nodeId);
         if (!Files.isDirectory(dir)) {
             return kept;

@@ -70,10 +70,14 @@ public final class StaleProcessReaper {
                         java.util.function.Function<String, java.util.OptionalLong> keptEpoch) {
         List<Stale> stale = new ArrayList<>();
         List<Adoptable> adoptable = new ArrayList<>();
+        java.util.Set<Long> ledgerPids = new java.util.HashSet<>();
+        List<java.nio.file.Path> ledgerDirs = new ArrayList<>();
         for (String nodeId : nodeIds) {
             ProcessLedger ledger = ledgers.apply(nodeId);
+            ledgerDirs.add(ledger.dir().toAbsolutePath().normalize());
             java.util.OptionalLong kept = keptEpoch.apply(nodeId);
             for (ProcessLedger.Entry entry : ledger.entries()) {
+                ledgerPids.add(entry.pid());
                 Optional<ProcessHandle> live = sameProcess(entry);
                 if (live.isPresent() && kept.isPresent() && kept.getAsLong() == entry.nodeEpoch()
                         && entry.resume() != null) {
@@ -83,7 +87,7 @@ public final class StaleProcessReaper {
                 }
             }
         }
-        List<Orphan> orphans = orphans(nodeIds, ledgers);
+        List<Orphan> orphans = orphans(ledgerPids, ledgerDirs);
         orphans.forEach(o -> ProcessTree.terminate(o.supervisor()));
         stale.stream().flatMap(s -> s.live().stream()).forEach(ProcessTree::terminate);
         long deadline = System.nanoTime() + grace.toNanos();
@@ -94,12 +98,7 @@ public final class StaleProcessReaper {
             java.nio.file.Path exitFile = s.ledger().exitFile(s.entry().jobId(), s.entry().replicaIndex());
             if (s.live().isPresent()) {
                 ProcessHandle process = s.live().get();
-                exitCode = 128 + 15;
-                if (!awaitExit(process, deadline)) {
-                    ProcessTree.kill(process);
-                    awaitExit(process, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
-                    exitCode = 128 + 9;
-                }
+                exitCode = endedByTerm(process, deadline) ? 128 + 15 : 128 + 9;
                 killed++;
                 metrics.staleProcessesKilled.increment();
                 // The supervisor may have outlived the kill long enough to record the real status.
@@ -131,10 +130,7 @@ public final class StaleProcessReaper {
             s.ledger().forget(s.entry().jobId(), s.entry().replicaIndex());
         }
         for (Orphan orphan : orphans) {
-            if (!awaitExit(orphan.supervisor(), deadline)) {
-                ProcessTree.kill(orphan.supervisor());
-                awaitExit(orphan.supervisor(), System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
-            }
+            endedByTerm(orphan.supervisor(), deadline);
             try {
                 java.nio.file.Files.deleteIfExists(orphan.exitFile()); // not to be read as a later run's status
             } catch (java.io.IOException e) {
@@ -153,15 +149,7 @@ public final class StaleProcessReaper {
      * a held start's file go), so the job is started again; left running, the orphan would share its GPUs. Known
      * by their argv: the supervisor's exit file lies in the node's ledger directory.
      */
-    private static List<Orphan> orphans(List<String> nodeIds,
-                                        java.util.function.Function<String, ProcessLedger> ledgers) {
-        java.util.Set<Long> known = new java.util.HashSet<>();
-        List<java.nio.file.Path> dirs = new ArrayList<>();
-        for (String nodeId : nodeIds) {
-            ProcessLedger ledger = ledgers.apply(nodeId);
-            ledger.entries().forEach(e -> known.add(e.pid()));
-            dirs.add(ledger.dir().toAbsolutePath().normalize());
-        }
+    private static List<Orphan> orphans(java.util.Set<Long> known, List<java.nio.file.Path> dirs) {
         List<Orphan> orphans = new ArrayList<>();
         ProcessHandle.allProcesses().filter(p -> !known.contains(p.pid())).forEach(p -> {
             List<String> args = List.of(p.info().arguments().orElse(new String[0]));
@@ -206,6 +194,19 @@ public final class StaleProcessReaper {
                         .map(start -> entry.processStartMillis() == 0
                                 || Math.abs(start.toEpochMilli() - entry.processStartMillis()) < 2_000)
                         .orElse(false));
+    }
+
+    /**
+     * Waits until {@code deadlineNanos} for a process already sent SIGTERM to end, then SIGKILLs its tree and waits
+     * 5 s more. True when the SIGTERM sufficed.
+     */
+    private static boolean endedByTerm(ProcessHandle process, long deadlineNanos) {
+        if (awaitExit(process, deadlineNanos)) {
+            return true;
+        }
+        ProcessTree.kill(process);
+        awaitExit(process, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+        return false;
     }
 
     private static boolean awaitExit(ProcessHandle process, long deadlineNanos) {

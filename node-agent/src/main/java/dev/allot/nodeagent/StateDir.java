@@ -157,9 +157,14 @@ public final class StateDir {
     }
 
     static void writeAtomically(Path file, String content) {
+        writeAtomically(file, content.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Writes a sibling tmp file and moves it into place: a reader sees the old content or the new, never a part. */
+    static void writeAtomically(Path file, byte[] content) {
         try {
             Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.writeString(tmp, content, StandardCharsets.UTF_8);
+            Files.write(tmp, content);
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file, e);

@@ -1,21 +1,11 @@
 package dev.allot.scheduler;
 
-import dev.allot.schemas.ChargeMode;
-import dev.allot.schemas.GpuAssignment;
-import dev.allot.schemas.JobAccepted;
-import dev.allot.schemas.JobCompleted;
-import dev.allot.schemas.JobEvent;
-import dev.allot.schemas.JobExited;
-import dev.allot.schemas.JobPlaced;
 import dev.allot.schemas.JobRequest;
-import dev.allot.schemas.JobStarted;
-import dev.allot.schemas.JobState;
-import dev.allot.schemas.NodeRegistered;
-import dev.allot.schemas.NodeStatus;
 import dev.allot.schemas.catalogue.Topic;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfra;
 import dev.allot.testsupport.AllotInfrastructure;
+import dev.allot.testsupport.JobHistory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -54,33 +44,10 @@ class RestartBenchmark {
             Events events = new Events(producer, cluster);
             events.budget(root, null, 1);
             events.budget(team, root, 1);
-            for (int n = 0; n < nodes; n++) {
-                String node = cluster + "-n" + n;
-                send(producer, Topics.NODE_STATUS, node, new NodeStatus(UUID.randomUUID().toString(),
-                        Instant.ofEpochMilli(t0), node, new NodeRegistered(cluster, 8, "fake", 1L, "bench", null)));
-            }
             long began = System.nanoTime();
-            for (int i = 0; i < history; i++) {
-                String id = cluster + "-j" + i;
-                long at = t0 + i * 1000L;
-                boolean stillRunning = i >= history - running;
-                int slot = stillRunning ? i - (history - running) : i % (nodes * 8);
-                String node = cluster + "-n" + slot / 8;
-                send(producer, Topics.JOB_REQUESTS, id, new JobRequest(UUID.randomUUID().toString(),
-                        Instant.ofEpochMilli(at), Events.job(id, team, cluster, 1, 1, 60)));
-                job(producer, id, at, JobState.WAITING, JobAccepted.newBuilder().setBudget(team).setCluster(cluster)
-                        .setChargeMode(ChargeMode.ALLOCATED).setQueuedAt(Instant.ofEpochMilli(at)).setReplicas(1)
-                        .setGpusPerReplica(1).setMinRuntimeSeconds(60).setResumable(true).build());
-                job(producer, id, at + 1, JobState.RUNNING, new JobPlaced(cluster, team,
-                        List.of(new GpuAssignment(node, 1L, 0, List.of(slot % 8))), ChargeMode.ALLOCATED,
-                        Instant.ofEpochMilli(at + 60_001), 1, "free GPUs", false));
-                job(producer, id, at + 2, null, new JobStarted(node, 1L, 0, 1000L + i));
-                if (!stillRunning) {
-                    job(producer, id, at + 500, null, new JobExited(node, 0, 0, false));
-                    job(producer, id, at + 500, JobState.COMPLETED, new JobCompleted(0.5));
-                }
-            }
-            producer.flush();
+            JobHistory writer = new JobHistory(producer, cluster, team, nodes);
+            writer.registerNodes(t0);
+            writer.writeJobs(t0, history, running, written -> { });
             System.out.printf(Locale.ROOT, "BENCH restart log: %d jobs (%d running) written in %.1f s%n", history,
                     running, (System.nanoTime() - began) / 1e9);
         }
@@ -148,12 +115,6 @@ class RestartBenchmark {
     private static <V extends SpecificRecord> void send(KafkaProducer<String, SpecificRecord> producer,
             Topic<String, V> topic, String key, V value) {
         producer.send(new ProducerRecord<>(topic.name(), key, value));
-    }
-
-    private static void job(KafkaProducer<String, SpecificRecord> producer, String id, long at, JobState after,
-            Object payload) {
-        send(producer, Topics.JOB_EVENTS, id, new JobEvent(UUID.randomUUID().toString(), Instant.ofEpochMilli(at), id,
-                after, payload));
     }
 
     /** The scheduler's group has applied everything: its offsets at every input's end. */
