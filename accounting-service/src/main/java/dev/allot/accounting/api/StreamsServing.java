@@ -1,6 +1,7 @@
 package dev.allot.accounting.api;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import dev.allot.accounting.streams.CatchUp;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,7 @@ import org.eclipse.microprofile.health.Readiness;
  * starting, and stayed ready after its threads died (e.g. on offsets lost in a broker reset). The client's state
  * is not enough either: a stream thread that replaces a dead one leaves the client RUNNING while it is still
  * joining the group (chaos, 2026-12-06: 6 minutes with no task and readiness UP), so every live thread must run too.
+ * And RUNNING comes before the backlog is read: the stores must also have read the inputs as they stood at the start.
  */
 @Readiness
 @ApplicationScoped
@@ -27,12 +29,23 @@ public class StreamsServing implements HealthCheck {
 
     @Inject
     KafkaStreams streams;
+    @Inject
+    CatchUp catchUp;
 
     @Override
     public HealthCheckResponse call() {
         KafkaStreams.State state = streams.state();
-        return of(state, state == KafkaStreams.State.RUNNING ? streams.metadataForLocalThreads().stream()
-                .collect(Collectors.toMap(ThreadMetadata::threadName, ThreadMetadata::threadState)) : Map.of());
+        HealthCheckResponse running = of(state, state == KafkaStreams.State.RUNNING ? streams.metadataForLocalThreads()
+                .stream().collect(Collectors.toMap(ThreadMetadata::threadName, ThreadMetadata::threadState)) : Map.of());
+        return caughtUp(running, catchUp.caughtUp(), catchUp.progress());
+    }
+
+    /** Serving also needs the backlog the instance started with read ({@link CatchUp}). */
+    static HealthCheckResponse caughtUp(HealthCheckResponse running, boolean caughtUp, String progress) {
+        HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME)
+                .status(running.getStatus() == HealthCheckResponse.Status.UP && caughtUp);
+        running.getData().ifPresent(data -> data.forEach((key, value) -> response.withData(key, value.toString())));
+        return response.withData("backlog", progress).build();
     }
 
     static HealthCheckResponse of(KafkaStreams.State state) {

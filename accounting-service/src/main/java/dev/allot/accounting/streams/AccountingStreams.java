@@ -42,7 +42,10 @@ public class AccountingStreams {
     @ConfigProperty(name = "kafka-streams.num.stream.threads", defaultValue = "1")
     int threads;
 
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(AccountingStreams.class);
+
     private BudgetDeadLetters.Kafka budgetDeadLetters;
+    private org.apache.kafka.clients.admin.Admin catchUpAdmin;
 
     @Inject
     AccountingMetrics metrics;
@@ -73,6 +76,37 @@ public class AccountingStreams {
         }
     }
 
+    /** Whether the stores have read the backlog the instance started with (readiness waits for it). */
+    @Produces
+    @jakarta.inject.Singleton
+    CatchUp catchUp(org.apache.kafka.streams.KafkaStreams streams) {
+        catchUpAdmin = kafkaClients().admin();
+        return new CatchUp(CatchUp.onBroker(catchUpAdmin, applicationId), CatchUp.assignedTo(streams));
+    }
+
+    /** Looks every 200 ms from the start until caught up, then lets its Admin client go. */
+    void watchCatchUp(@Observes StartupEvent event, CatchUp catchUp) {
+        Thread.ofPlatform().daemon().name("allot-accounting-catch-up").start(() -> {
+            try {
+                while (!catchUp.check()) {
+                    Thread.sleep(200);
+                }
+                LOG.infof("caught up with the inputs as they stood at the start: ready");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                closeCatchUpAdmin();
+            }
+        });
+    }
+
+    private synchronized void closeCatchUpAdmin() {
+        if (catchUpAdmin != null) {
+            catchUpAdmin.close(Duration.ofSeconds(1));
+            catchUpAdmin = null;
+        }
+    }
+
     private KafkaClients kafkaClients() {
         // kafka.security.protocol, kafka.sasl.mechanism, kafka.sasl.jaas.config (PLAINTEXT when unset), as Streams'
         return new KafkaClients(bootstrapServers, registryUrl, KafkaSecurity.from(
@@ -90,5 +124,6 @@ public class AccountingStreams {
         if (budgetDeadLetters != null) {
             budgetDeadLetters.close();
         }
+        closeCatchUpAdmin();
     }
 }

@@ -35,4 +35,21 @@ class StreamsServingTest {
         assertThat(serving.getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
         assertThat(allDead.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
     }
+
+    @Test
+    void givenARunningClient_whenItsBacklogIsNotReadYet_thenNotReady_andSaysWhatIsLeft() {
+        HealthCheckResponse running = StreamsServing.of(KafkaStreams.State.RUNNING,
+                Map.of("app-StreamThread-1", "RUNNING"));
+
+        HealthCheckResponse behind = StreamsServing.caughtUp(running, false, "round 1 of 2: 5 records to read");
+        HealthCheckResponse caughtUp = StreamsServing.caughtUp(running, true, "caught up");
+        HealthCheckResponse stopped = StreamsServing.caughtUp(StreamsServing.of(KafkaStreams.State.ERROR), true,
+                "caught up");
+
+        assertThat(behind.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
+        assertThat(behind.getData()).hasValueSatisfying(data -> assertThat(data)
+                .containsEntry("backlog", "round 1 of 2: 5 records to read").containsEntry("state", "RUNNING"));
+        assertThat(caughtUp.getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
+        assertThat(stopped.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
+    }
 }
