@@ -146,4 +146,36 @@ class SecuredBrokerTest {
         // not a catalogue event: the broker checks the ACL before anything reads the value
         return new ProducerRecord<>(topic, "acl-test", new byte[] {1});
     }
+
+    @Test
+    void givenTheBrokerOfBinAllot_whenItsCoordinatorsTopicExists_thenItRollsSmallSegments_evenWhereMadeWithTheDefault(
+            AllotInfrastructure infra) throws Exception {
+        try (Admin admin = infra.clientsAs(KafkaAccess.ADMIN).admin()) {
+            // a group's first commit makes __consumer_offsets, with the broker's setting
+            admin.alterConsumerGroupOffsets("segments-" + UUID.randomUUID(), Map.of(
+                    new org.apache.kafka.common.TopicPartition(Topics.BUDGETS.name(), 0),
+                    new org.apache.kafka.clients.consumer.OffsetAndMetadata(0))).all().get();
+            assertThat(segmentBytes(admin, "__consumer_offsets")).isEqualTo(LocalBroker.COORDINATOR_SEGMENT_BYTES);
+
+            // a broker prepared before the setting made it with Kafka's 100 MiB: the set-up of 'bin/allot up' mends it
+            admin.incrementalAlterConfigs(Map.of(offsets(), List.of(new org.apache.kafka.clients.admin.AlterConfigOp(
+                    new org.apache.kafka.clients.admin.ConfigEntry("segment.bytes", "104857600"),
+                    org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET)))).all().get();
+            assertThat(segmentBytes(admin, "__consumer_offsets")).isEqualTo(104_857_600);
+            LocalBroker.setUp(infra.bootstrapServers(), infra.security(KafkaAccess.ADMIN));
+            assertThat(segmentBytes(admin, "__consumer_offsets")).isEqualTo(LocalBroker.COORDINATOR_SEGMENT_BYTES);
+        }
+    }
+
+    private static org.apache.kafka.common.config.ConfigResource offsets() {
+        return new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.TOPIC,
+                "__consumer_offsets");
+    }
+
+    private static int segmentBytes(Admin admin, String topic) throws Exception {
+        var resource = new org.apache.kafka.common.config.ConfigResource(
+                org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
+        return Integer.parseInt(admin.describeConfigs(List.of(resource)).all().get().get(resource)
+                .get("segment.bytes").value());
+    }
 }

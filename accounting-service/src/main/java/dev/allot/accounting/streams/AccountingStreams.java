@@ -84,14 +84,23 @@ public class AccountingStreams {
         return new CatchUp(CatchUp.onBroker(catchUpAdmin, applicationId), CatchUp.assignedTo(streams));
     }
 
-    /** Looks every 200 ms from the start until caught up, then lets its Admin client go. */
+    /** Looks every 100 ms from the start until caught up, then lets its Admin client go. */
     void watchCatchUp(@Observes StartupEvent event, CatchUp catchUp) {
         Thread.ofPlatform().daemon().name("allot-accounting-catch-up").start(() -> {
+            long began = System.nanoTime();
+            long running = 0;
             try {
                 while (!catchUp.check()) {
-                    Thread.sleep(200);
+                    if (running == 0 && catchUp.progress().startsWith("round")) {
+                        running = System.nanoTime();
+                        LOG.infof("streams running %d ms after the start; %s", (running - began) / 1_000_000,
+                                catchUp.progress());
+                    }
+                    Thread.sleep(100);
                 }
-                LOG.infof("caught up with the inputs as they stood at the start: ready");
+                LOG.infof("caught up with the inputs as they stood at the start, %d ms after the start%s: ready",
+                        (System.nanoTime() - began) / 1_000_000, running == 0 ? ""
+                                : " (" + (System.nanoTime() - running) / 1_000_000 + " ms reading the backlog)");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } finally {
