@@ -69,7 +69,12 @@ class AgentRestartEndToEndTest {
             await().atMost(PATIENCE).until(() -> system.api.state(kept), "COMPLETED"::equals);
             assertThat(payloads(events, kept, JobLost.class)).isEmpty();
             assertThat(payloads(events, kept, JobPlaced.class)).hasSize(1);
-            assertThat(payloads(events, kept, JobStarted.class)).hasSize(1);
+            // its start reported again by the agent that took it over, under the same event id (the first may die in a
+            // killed agent's buffer): one start in the budget-service's view of the job
+            List<JobEvent> starts = events.values(r -> kept.equals(r.key()) && r.value().getPayload() instanceof JobStarted);
+            assertThat(starts).hasSize(2);
+            assertThat(starts).extracting(JobEvent::getEventId).containsOnly(starts.get(0).getEventId());
+            assertThat(system.api.history(kept).get("events").findValuesAsText("type")).containsOnlyOnce("JobStarted");
             assertThat(payloads(events, kept, JobCompleted.class)).hasSize(1);
             assertThat(payloads(events, kept, JobExited.class)).singleElement().satisfies(e -> {
                 assertThat(e.getExitCode()).isZero();

@@ -50,6 +50,10 @@ final class AllotApi {
         return send("GET", "/jobs/" + id, null).json();
     }
 
+    JsonNode history(String id) {
+        return send("GET", "/jobs/" + id + "/history", null).json();
+    }
+
     String state(String id) {
         Response response = send("GET", "/jobs/" + id, null);
         return response.status() == 200 ? response.json().path("state").asText() : "HTTP " + response.status();

@@ -11,7 +11,12 @@ public interface AgentReports {
     void nodeStatus(String nodeId, Object payload, Instant occurredAt);
 
     /** JobStarted, JobExited or JobCheckpointed on job-events, keyed by job; stateAfter null (agent report). */
-    void jobEvent(String jobId, Object payload, Instant occurredAt);
+    default void jobEvent(String jobId, Object payload, Instant occurredAt) {
+        jobEvent(java.util.UUID.randomUUID().toString(), jobId, payload, occurredAt);
+    }
+
+    /** As {@link #jobEvent(String, Object, Instant)} under {@code eventId}: a report that may be sent again. */
+    void jobEvent(String eventId, String jobId, Object payload, Instant occurredAt);
 
     /** One tile of held GPU time on usage, keyed by job. */
     void usage(UsageReported usage);

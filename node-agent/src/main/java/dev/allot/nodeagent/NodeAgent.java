@@ -13,7 +13,6 @@ import dev.allot.nodeagent.process.StopNotice;
 import dev.allot.nodeagent.process.UsageMeter;
 import dev.allot.schemas.JobCheckpointed;
 import dev.allot.schemas.JobExited;
-import dev.allot.schemas.JobStarted;
 import dev.allot.schemas.NodeCommand;
 import dev.allot.schemas.NodeDrainRequested;
 import dev.allot.schemas.NodeUndrained;
@@ -254,12 +253,7 @@ public final class NodeAgent {
         running.put(key, replica);
         metrics.processesStarted.increment();
         remember(replica);
-        reports.jobEvent(key.jobId(), JobStarted.newBuilder()
-                .setNodeId(key.nodeId())
-                .setNodeEpoch(command.getNodeEpoch())
-                .setReplicaIndex(key.replicaIndex())
-                .setPid(replica.pid())
-                .build(), replica.startedAt());
+        reports.jobEvent(replica.startedEventId(), key.jobId(), replica.started(), replica.startedAt());
         LOG.infof("started %s pid %d on GPUs %s: %s", key, replica.pid(), command.getGpuIndices(),
                 command.getCommand());
         // Registered after the replica is in the map, so the exit always finds it.
@@ -274,9 +268,9 @@ public final class NodeAgent {
     /**
      * Takes over a replica that an earlier run of this agent started under the node's current epoch and that still
      * runs (the agent was restarted within {@code readopt-within} of its last heartbeat: the scheduler still holds
-     * the node and its jobs). Nothing is reported for it now: it was started, it runs; its usage continues from
-     * where the earlier run's reports stopped, and its exit is reported once, when it comes. A stop that was in
-     * progress keeps its SIGKILL deadline.
+     * the node and its jobs). Its start is reported again under the run's own event id (the earlier run may have
+     * died with it in its producer's buffer; consumers drop a copy); its usage continues from where the earlier
+     * run's reports stopped, and its exit is reported once, when it comes. A stop in progress keeps its deadline.
      */
     public void adopt(String nodeId, ProcessLedger.Entry entry, ProcessHandle handle) {
         HostedNode node = nodes.get(nodeId);
@@ -296,6 +290,7 @@ public final class NodeAgent {
                 ledger(nodeId).exitFile(key.jobId(), key.replicaIndex()), r.tokenHash());
         launcher.adopted(key);
         running.put(key, replica);
+        reports.jobEvent(replica.startedEventId(), key.jobId(), replica.started(), replica.startedAt());
         if (r.stopDeadlineMillis() > 0) {
             replica.markStopping(r.stoppedByScheduler());
             replica.stopDeadline(r.stopDeadlineMillis());

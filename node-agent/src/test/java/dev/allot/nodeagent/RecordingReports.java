@@ -9,7 +9,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /** Reports kept in memory, for unit tests of the agent's logic. */
 final class RecordingReports implements AgentReports {
 
-    record Report(String key, Object payload, Instant occurredAt) {
+    record Report(String key, Object payload, Instant occurredAt, String eventId) {
+        Report(String key, Object payload, Instant occurredAt) {
+            this(key, payload, occurredAt, null);
+        }
     }
 
     final List<Report> nodeStatus = new CopyOnWriteArrayList<>();
@@ -23,8 +26,8 @@ final class RecordingReports implements AgentReports {
     }
 
     @Override
-    public void jobEvent(String jobId, Object payload, Instant occurredAt) {
-        jobEvents.add(new Report(jobId, payload, occurredAt));
+    public void jobEvent(String eventId, String jobId, Object payload, Instant occurredAt) {
+        jobEvents.add(new Report(jobId, payload, occurredAt, eventId));
     }
 
     @Override

@@ -244,9 +244,9 @@ class SupervisedJobTest {
         }
 
         @Override
-        public void jobEvent(String jobId, Object payload, Instant occurredAt) {
+        public void jobEvent(String eventId, String jobId, Object payload, Instant occurredAt) {
             onJobEvent.accept(jobId, payload);
-            recorded.jobEvent(jobId, payload, occurredAt);
+            recorded.jobEvent(eventId, jobId, payload, occurredAt);
         }
 
         @Override

@@ -40,9 +40,9 @@ public final class KafkaAgentReports implements AgentReports, AutoCloseable {
     }
 
     @Override
-    public void jobEvent(String jobId, Object payload, Instant occurredAt) {
+    public void jobEvent(String eventId, String jobId, Object payload, Instant occurredAt) {
         send(Topics.JOB_EVENTS.name(), jobId, JobEvent.newBuilder()
-                .setEventId(UUID.randomUUID().toString())
+                .setEventId(eventId)
                 .setOccurredAt(occurredAt)
                 .setJobId(jobId)
                 .setStateAfter(null)

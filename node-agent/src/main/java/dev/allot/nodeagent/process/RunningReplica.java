@@ -263,6 +263,22 @@ public final class RunningReplica {
     }
 
     /** The ledger's entry for this replica: what a restarted agent needs to fence it or take it over. */
+    /** The report of this run's start. */
+    public dev.allot.schemas.JobStarted started() {
+        return dev.allot.schemas.JobStarted.newBuilder().setNodeId(key().nodeId()).setNodeEpoch(command.getNodeEpoch())
+                .setReplicaIndex(key().replicaIndex()).setPid(pid()).build();
+    }
+
+    /**
+     * The event id of {@link #started()}, derived from the run (node, job, replica, epoch, pid, start time): an agent
+     * that takes the replica over after a restart sends the start again under the same id, and consumers drop a copy.
+     */
+    public String startedEventId() {
+        return java.util.UUID.nameUUIDFromBytes(String.join("/", key().nodeId(), key().jobId(),
+                Integer.toString(key().replicaIndex()), Long.toString(command.getNodeEpoch()), Long.toString(pid()),
+                Long.toString(startedAt().toEpochMilli())).getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString();
+    }
+
     public ProcessLedger.Entry ledgerEntry() {
         long processStart = handle().info().startInstant().map(Instant::toEpochMilli).orElse(0L);
         FileTime marker = lastCheckpointMarker();

@@ -93,7 +93,7 @@ class CommandConsumerTest {
         }
 
         @Override
-        public void jobEvent(String jobId, Object payload, Instant occurredAt) {
+        public void jobEvent(String eventId, String jobId, Object payload, Instant occurredAt) {
         }
 
         @Override
