@@ -262,7 +262,6 @@ public final class RunningReplica {
         }
     }
 
-    /** The ledger's entry for this replica: what a restarted agent needs to fence it or take it over. */
     /** The report of this run's start. */
     public dev.allot.schemas.JobStarted started() {
         return dev.allot.schemas.JobStarted.newBuilder().setNodeId(key().nodeId()).setNodeEpoch(command.getNodeEpoch())
@@ -279,6 +278,7 @@ public final class RunningReplica {
                 Long.toString(startedAt().toEpochMilli())).getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString();
     }
 
+    /** The ledger's entry for this replica: what a restarted agent needs to fence it or take it over. */
     public ProcessLedger.Entry ledgerEntry() {
         long processStart = handle().info().startInstant().map(Instant::toEpochMilli).orElse(0L);
         FileTime marker = lastCheckpointMarker();
