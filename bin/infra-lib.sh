@@ -64,37 +64,68 @@ formatter.PATTERN.pattern=%d{yyyy-MM-dd HH:mm:ss,SSS} %-5p [%c] (%t) %s%e%n
 PROPS
 }
 
+# The broker, and its KRaft controller in a process of its own (test-support's LocalBroker.Layout): SIGKILLed and
+# restarted, a combined broker-controller flapped its partitions' leadership within a second, which Kafka 4.1.2's
+# group coordinator can fail a partition on for good; a controller that outlives the broker's kill fences the dead
+# broker once and the new one leads every partition once. A stack formatted combined (before) stays combined.
 kafka_running() { pid_alive "$KAFKA_DIR/kafka.pid"; }
+controller_running() { pid_alive "$KAFKA_DIR/controller.pid"; }
+controller_apart() { [ "$(cat "$KAFKA_DIR/layout" 2>/dev/null)" = CONTROLLER_APART ]; }
+# kafka_serving: the broker's process runs (and its controller's, when apart)
+kafka_serving() { kafka_running && { ! controller_apart || controller_running; }; }
 registry_running() { pid_alive "$REGISTRY_DIR/registry.pid"; }
 registry_ready() { curl -sf "http://127.0.0.1:$REGISTRY_PORT/apis/registry/v3/system/info" >/dev/null; }
 
-kafka_up() {
-  if kafka_running; then info "kafka already running (pid $(cat "$KAFKA_DIR/kafka.pid")) on 127.0.0.1:$KAFKA_PORT"; return 0; fi
-  local port
-  for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
-    port_in_use "$port" && die "port $port is taken by another process; free it or set ALLOT_KAFKA_PORT / ALLOT_KAFKA_CONTROLLER_PORT"
-  done
-  # server.properties, the SCRAM credentials (kept across runs) and the storage format with them: the one
-  # recipe the tests' secured broker uses too (test-support's LocalBroker).
-  "$JAVA" $JBOSS_LOG -cp "$(broker_classpath)" dev.allot.testsupport.LocalBroker prepare "$KAFKA_DIR" \
-    "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$(broker_mode)" >"$KAFKA_DIR/format.log" 2>&1 \
-    || die "could not prepare the broker: $(tail -1 "$KAFKA_DIR/format.log") (see $KAFKA_DIR/format.log)"
+# kafka_node PROPERTIES LOG PIDFILE HEAP: one KRaft node (broker, controller or both) in the background.
+kafka_node() {
   # Without Quarkus's bootstrap runner: its log-manager configurator leaves the broker's log with no handler (the
   # broker logged nothing); without it jboss-logmanager takes logging.configuration, below.
   local cp; cp=$(tr ':' '\n' <"$KAFKA_CLASSPATH_FILE" | grep -v '/quarkus-bootstrap-runner-' | paste -sd: -)
   broker_logging >"$KAFKA_DIR/logging.properties"
-  # One combined broker-controller: killed (SIGKILL), its registration outlives it, and the restarted broker
-  # cannot register again until that registration's session ends (broker.session.timeout.ms, 9 s by default;
-  # a clean stop ends it at once). A shorter session lets it serve again within 10 s of a restart; the cost is
-  # that a broker whose heartbeats to its own controller stall that long fences itself until the next one.
+  # Killed (SIGKILL), a broker's registration outlives it, and the restarted broker cannot register again until that
+  # registration's session ends (broker.session.timeout.ms, the controller's, 9 s by default; a clean stop ends it
+  # at once). A shorter session lets it serve again within 10 s of a restart; the cost is that a broker whose
+  # heartbeats to its controller stall that long is fenced until the next one. Both nodes get both settings.
   local session_ms="${ALLOT_KAFKA_SESSION_MS:-3000}"
-  nohup "$JAVA" $JBOSS_LOG -Dlogging.configuration="file:$KAFKA_DIR/logging.properties" -Xmx512m -XX:+UseG1GC \
-    -cp "$cp" kafka.Kafka "$KAFKA_DIR/server.properties" \
+  nohup "$JAVA" $JBOSS_LOG -Dlogging.configuration="file:$KAFKA_DIR/logging.properties" "-Xmx$4" -XX:+UseG1GC \
+    -cp "$cp" kafka.Kafka "$1" \
     --override "broker.session.timeout.ms=$session_ms" \
-    --override "broker.heartbeat.interval.ms=$(( session_ms / 6 > 0 ? session_ms / 6 : 1 ))" >>"$KAFKA_DIR/kafka.log" 2>&1 &
-  echo $! > "$KAFKA_DIR/kafka.pid"
+    --override "broker.heartbeat.interval.ms=$(( session_ms / 6 > 0 ? session_ms / 6 : 1 ))" >>"$2" 2>&1 &
+  echo $! > "$3"
+}
+
+# controller_up: the broker's KRaft controller, when it runs apart (a no-op when combined or running).
+controller_up() {
+  controller_apart || return 0
+  if controller_running; then return 0; fi
+  port_in_use "$KAFKA_CONTROLLER_PORT" && die "port $KAFKA_CONTROLLER_PORT (kafka's controller) is taken by another process; free it or set ALLOT_KAFKA_CONTROLLER_PORT"
+  kafka_node "$KAFKA_DIR/controller/server.properties" "$KAFKA_DIR/controller.log" "$KAFKA_DIR/controller.pid" 256m
+  wait_for kafka-controller "${ALLOT_READY_TIMEOUT:-120}" port_in_use "$KAFKA_CONTROLLER_PORT" || die "kafka's controller did not start in ${ALLOT_READY_TIMEOUT:-120} s (ALLOT_READY_TIMEOUT); see $KAFKA_DIR/controller.log"
+  info "kafka controller up on 127.0.0.1:$KAFKA_CONTROLLER_PORT (pid $(cat "$KAFKA_DIR/controller.pid"), metadata in $KAFKA_DIR/controller/data)"
+}
+
+kafka_up() {
+  if kafka_running; then controller_up; info "kafka already running (pid $(cat "$KAFKA_DIR/kafka.pid")) on 127.0.0.1:$KAFKA_PORT"; return 0; fi
+  port_in_use "$KAFKA_PORT" && die "port $KAFKA_PORT is taken by another process; free it or set ALLOT_KAFKA_PORT"
+  controller_running || ! port_in_use "$KAFKA_CONTROLLER_PORT" \
+    || die "port $KAFKA_CONTROLLER_PORT is taken by another process; free it or set ALLOT_KAFKA_CONTROLLER_PORT"
+  # server.properties (and the controller's), the SCRAM credentials (kept across runs) and the storage format with
+  # them: the one recipe the tests' secured broker uses too (test-support's LocalBroker).
+  "$JAVA" $JBOSS_LOG -cp "$(broker_classpath)" dev.allot.testsupport.LocalBroker prepare --controller-apart "$KAFKA_DIR" \
+    "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT" "$(broker_mode)" >"$KAFKA_DIR/format.log" 2>&1 \
+    || die "could not prepare the broker: $(tail -1 "$KAFKA_DIR/format.log") (see $KAFKA_DIR/format.log)"
+  controller_apart || info "kafka: its storage was formatted with the controller in the broker's process, and so it" \
+    "runs; 'bin/allot infra reset' (deletes the data) gives the controller a process of its own"
+  controller_up
+  kafka_node "$KAFKA_DIR/server.properties" "$KAFKA_DIR/kafka.log" "$KAFKA_DIR/kafka.pid" 512m
   wait_for kafka "${ALLOT_READY_TIMEOUT:-120}" port_in_use "$KAFKA_PORT" || die "kafka did not start in ${ALLOT_READY_TIMEOUT:-120} s (ALLOT_READY_TIMEOUT); see $KAFKA_DIR/kafka.log"
   info "kafka up on 127.0.0.1:$KAFKA_PORT (pid $(cat "$KAFKA_DIR/kafka.pid"), data in $KAFKA_DIR/data, $(broker_mode_text))"
+}
+
+# kafka_down: the broker first (a clean stop hands its partitions over through the controller), then the controller.
+kafka_down() {
+  stop_pidfile "$KAFKA_DIR/kafka.pid" kafka
+  stop_pidfile "$KAFKA_DIR/controller.pid" "kafka controller"
 }
 
 registry_up() {
@@ -129,6 +160,10 @@ infra_status() {
   kafka_running && k=up
   registry_running && registry_ready && r=up
   printf '%s %s %s\n' kafka "127.0.0.1:$KAFKA_PORT" "$k"
+  if controller_apart; then
+    local c=down; controller_running && c=up
+    printf '%s %s %s\n' kafka-controller "127.0.0.1:$KAFKA_CONTROLLER_PORT" "$c"
+  fi
   printf '%s %s %s\n' schema-registry "http://127.0.0.1:$REGISTRY_PORT" "$r"
 }
 
@@ -139,9 +174,10 @@ infra_main() {
       infra_prepare
       # Check every port first, so a taken port leaves nothing half-started.
       if ! kafka_running; then
-        for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
-          port_in_use "$port" && die "port $port (kafka) is taken by another process; free it or set ALLOT_KAFKA_PORT / ALLOT_KAFKA_CONTROLLER_PORT"
-        done
+        port_in_use "$KAFKA_PORT" && die "port $KAFKA_PORT (kafka) is taken by another process; free it or set ALLOT_KAFKA_PORT"
+      fi
+      if ! kafka_running && ! controller_running; then
+        port_in_use "$KAFKA_CONTROLLER_PORT" && die "port $KAFKA_CONTROLLER_PORT (kafka's controller) is taken by another process; free it or set ALLOT_KAFKA_CONTROLLER_PORT"
       fi
       if ! registry_running; then
         port_in_use "$REGISTRY_PORT" && die "port $REGISTRY_PORT (schema registry) is taken by another process; free it or set ALLOT_REGISTRY_PORT"
@@ -154,7 +190,7 @@ infra_main() {
       infra_status ;;
     down)
       stop_pidfile "$REGISTRY_DIR/registry.pid" "schema registry"
-      stop_pidfile "$KAFKA_DIR/kafka.pid" kafka
+      kafka_down
       info "infrastructure stopped (data kept in $ALLOT_HOME; 'bin/allot infra reset' deletes it)" ;;
     reset)
       # A service's state (the accounting-service's Streams stores, the scheduler's and agent's

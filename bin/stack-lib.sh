@@ -130,15 +130,20 @@ stack_up() {
 stack_restart() {
   local name=$1 entry found="" module port launch
   case $name in
-    kafka|schema-registry)
+    kafka|kafka-controller|schema-registry)
       infra_prepare
-      if [ "$name" = kafka ]; then stop_pidfile "$KAFKA_DIR/kafka.pid" kafka; kafka_up
-      else stop_pidfile "$REGISTRY_DIR/registry.pid" "schema registry"; registry_up; fi
+      case $name in
+        kafka) stop_pidfile "$KAFKA_DIR/kafka.pid" kafka; kafka_up ;;   # the controller, when apart, runs on
+        kafka-controller)
+          controller_apart || die "the broker's controller runs in the broker's process; 'bin/allot restart kafka'"
+          stop_pidfile "$KAFKA_DIR/controller.pid" "kafka controller"; controller_up ;;
+        *) stop_pidfile "$REGISTRY_DIR/registry.pid" "schema registry"; registry_up ;;
+      esac
       infra_status | grep "^$name " ;
       return 0 ;;
   esac
   for entry in $(stack_entries); do [ "${entry%%:*}" = "$name" ] && found=$entry; done
-  [ -n "$found" ] || die "no component '$name'; the components: kafka schema-registry $(stack_entries | cut -d: -f1 | tr '\n' ' ')"
+  [ -n "$found" ] || die "no component '$name'; the components: kafka kafka-controller schema-registry $(stack_entries | cut -d: -f1 | tr '\n' ' ')"
   IFS=: read -r _ module port <<<"$found"
   launch="$SERVICES_DIR/$name.launch"
   stop_pidfile "$SERVICES_DIR/$name.pid" "$name"

@@ -3,18 +3,20 @@
 # help: Against the stack 'bin/allot up' started (with '--schedulers 2' the standby is killed too): defines the teams
 # help: chaos/team-1..N, submits RATE jobs a second through the API (short sleeps of 1-4 GPUs, free and allocated, a few
 # help: two-node gangs, some meant to exit 3), and meanwhile kills with SIGKILL, in turn, the standby scheduler, the
-# help: active scheduler, the accounting-service, the budget-service, the node agent and the broker; each stays down
+# help: active scheduler, the accounting-service, the budget-service, the node agent, the broker and its controller
+# help: (when it runs apart, as 'bin/allot infra up' makes it); each stays down
 # help: DOWN seconds and is brought back with 'bin/allot restart NAME', GAP seconds apart. Then it reads the log alone
 # help: (as the read-only analyst) until every accepted job has its final verdict and the usage sums agree, or SETTLE
 # help: seconds pass, and prints: submissions submitted, acknowledged, accepted, completed; lost; stuck; wrong verdicts
 # help: (FAILED for a job whose process exited 0, COMPLETED for one that exited 3); GPU-seconds double-booked by the
 # help: scheduler's placements and physically shared by two processes (the agents' start/exit reports); usage mismatch
 # help: (the accounting-service's budget-usage against the agents' UsageReported); dead letters; recovery seconds per
-# help: kill (until health says ready; for the broker, until its port answers) and until every component serves
+# help: kill (until health says ready; for the broker and its controller, until their ports answer) and until every component serves
 # help: again (the run's recoveries file; one still down after ALLOT_READY_TIMEOUT, 120 s, is named). Exit 0 when
 # help: the targets are met (0 lost, 0 stuck, 0 wrong verdicts, 0 double-booked or shared, sums exact), 1 if not. Files of the run (the
 # help: acknowledged ids, the kill times, the submitter's log) in .allot/chaos/<time>/. --only takes the components to
-# help: kill (kafka budget-service accounting-service scheduler-active scheduler-standby node-agent). --check RUN_DIR
+# help: kill (kafka kafka-controller budget-service accounting-service scheduler-active scheduler-standby node-agent).
+# help: --check RUN_DIR
 # help: judges an earlier run again from the log (e.g. after an operator's further restart), killing nothing.
 # shellcheck shell=bash
 # shellcheck source=bin/stack-lib.sh
@@ -22,7 +24,7 @@ source "$ALLOT_ROOT/bin/stack-lib.sh"
 use_jdk
 rate=2 teams=3 down=5 gap=20 settle=300
 # the standby first: the active one, killed next, comes back as the standby, so both instances die once
-only="scheduler-standby scheduler-active accounting-service budget-service node-agent kafka" check_dir=""
+only="scheduler-standby scheduler-active accounting-service budget-service node-agent kafka kafka-controller" check_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --rate) rate=${2:?--rate needs a number}; shift 2 ;;
@@ -37,7 +39,7 @@ while [ $# -gt 0 ]; do
 done
 
 # Every component must serve before the first kill: the run judges recovery, not a half-started stack.
-kafka_running || die "the broker is not running: 'bin/allot up' first"
+kafka_serving || die "the broker (or its controller) is not running: 'bin/allot up' first"
 for entry in $(stack_entries); do
   IFS=: read -r name _ port <<<"$entry"
   pid_alive "$SERVICES_DIR/$name.pid" && service_ready "$port" || die "$name is not up: 'bin/allot up' first ('bin/allot status')"
@@ -114,6 +116,7 @@ stack_not_ready() {
     service_ready "$port" || printf ' %s' "$name"
   done
   kafka_running && port_in_use "$KAFKA_PORT" || printf ' kafka'
+  ! controller_apart || { controller_running && port_in_use "$KAFKA_CONTROLLER_PORT"; } || printf ' kafka-controller'
 }
 stack_all_ready() { [ -z "$(stack_not_ready)" ]; }
 
@@ -123,7 +126,13 @@ for target in $only; do
     scheduler-standby) name=$(scheduler_with_role standby) || { info "chaos: no standby scheduler ('bin/allot up --schedulers 2'); skipped"; continue; } ;;
     *) name=$target ;;
   esac
-  if [ "$name" = kafka ]; then pidfile="$KAFKA_DIR/kafka.pid"; else pidfile="$SERVICES_DIR/$name.pid"; fi
+  case $name in
+    kafka) pidfile="$KAFKA_DIR/kafka.pid" ;;
+    kafka-controller)
+      controller_apart || { info "chaos: the broker's controller runs in the broker's process; skipped"; continue; }
+      pidfile="$KAFKA_DIR/controller.pid" ;;
+    *) pidfile="$SERVICES_DIR/$name.pid" ;;
+  esac
   pid_alive "$pidfile" || die "$name is not running"
   killed=$(now_ms)
   kill -9 "$(cat "$pidfile")"

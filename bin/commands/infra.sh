@@ -1,6 +1,8 @@
 # summary: up|down|status|reset — real Kafka broker (KRaft) and schema registry on loopback, data in .allot/
 # usage: bin/allot infra up|down|status|reset
-# help:   up       start a Kafka broker (KRaft) on 127.0.0.1:9092 and the schema registry on :8080, create the topics
+# help:   up       start a Kafka broker on 127.0.0.1:9092 with its KRaft controller in a process of its own (:9093),
+# help:            and the schema registry on :8080, create the topics (storage formatted with the controller in the
+# help:            broker's process, as before, stays so until 'infra reset')
 # help:   down     stop both (data kept in .allot/)
 # help:   status   one line per component: NAME URL STATE
 # help:   reset    stop both and delete their data and every service's state (refused while a service runs)

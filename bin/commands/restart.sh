@@ -2,7 +2,8 @@
 # usage: bin/allot restart NAME
 # help: Restarts one component of the stack 'bin/allot up' started: stops it (TERM, then KILL after 15 s), starts it
 # help: again with the settings it was started with, waits until it is ready (ALLOT_READY_TIMEOUT seconds, 120) and
-# help: prints its line as 'bin/allot status' does: NAME URL STATE. NAME: kafka, schema-registry, budget-service,
+# help: prints its line as 'bin/allot status' does: NAME URL STATE. NAME: kafka (the broker; its controller runs on),
+# help: kafka-controller, schema-registry, budget-service,
 # help: accounting-service, scheduler-service (and scheduler-service-2 with 'up --schedulers 2'), node-agent.
 # help: A restarted scheduler whose standby took over in the meantime comes back as the standby.
 # shellcheck shell=bash

@@ -44,6 +44,10 @@ import org.apache.kafka.common.config.ConfigResource;
  *
  * <p>{@code LocalBroker prepare DIR PORT CONTROLLER_PORT secured|plaintext} and {@code LocalBroker setup BOOTSTRAP}
  * are what {@code bin/allot infra up} (and the broker image of compose) runs around {@code kafka.Kafka}.
+ *
+ * <p>Two layouts: the controller in the broker's process ({@link Layout#COMBINED}: the tests' brokers, the image), or
+ * in a process of its own ({@link Layout#CONTROLLER_APART}: {@code bin/allot}, whose chaos SIGKILLs the broker), see
+ * {@link Layout}.
  */
 public final class LocalBroker {
 
@@ -62,12 +66,32 @@ public final class LocalBroker {
     static final int COORDINATOR_SEGMENT_BYTES = 1024 * 1024;
 
 
+    /**
+     * Where the KRaft controller runs. A combined broker-controller SIGKILLed and restarted within its old
+     * registration's session (the 3 s {@code bin/allot} sets) replays its own metadata log and leads its partitions
+     * under the dead registration, is fenced when that session ends and leads them again half a second later (leader
+     * epochs 24, 25, 26 within a second). A coordinator load spanning that flap can fail its partition for good in
+     * Kafka 4.1.2 (see {@link #COORDINATOR_SEGMENT_BYTES}). A controller in its own process outlives the broker's
+     * kill: it fences the dead broker once its session ends, refuses the new one's registration until then, and the
+     * restarted broker leads every partition once, under one new epoch.
+     */
+    public enum Layout {
+        /** {@code process.roles=broker,controller}, node 1, one process, {@code server.properties}. */
+        COMBINED,
+        /** Broker node 1 ({@code server.properties}) and controller node 2 ({@code controller/server.properties}). */
+        CONTROLLER_APART
+    }
+
+    static final String BROKER_NODE = "1";
+    static final String CONTROLLER_NODE = "2";
+
     private final Path dir;
     private final int port;
     private final int controllerPort;
     private final boolean secured;
     private final String listenHost;
     private final String advertisedHost;
+    private final Layout layout;
 
     /** A broker on loopback only. */
     public LocalBroker(Path dir, int port, int controllerPort, boolean secured) {
@@ -76,12 +100,23 @@ public final class LocalBroker {
 
     /** @param listenHost where it binds ({@code 0.0.0.0} in a container); @param advertisedHost how clients reach it */
     public LocalBroker(Path dir, int port, int controllerPort, boolean secured, String listenHost, String advertisedHost) {
+        this(dir, port, controllerPort, secured, listenHost, advertisedHost, Layout.COMBINED);
+    }
+
+    private LocalBroker(Path dir, int port, int controllerPort, boolean secured, String listenHost,
+                        String advertisedHost, Layout layout) {
         this.dir = dir;
         this.port = port;
         this.controllerPort = controllerPort;
         this.secured = secured;
         this.listenHost = listenHost;
         this.advertisedHost = advertisedHost;
+        this.layout = layout;
+    }
+
+    /** The same broker with its controller in a process of its own (once {@link #prepare}d: {@link #layout()}). */
+    public LocalBroker withControllerApart() {
+        return new LocalBroker(dir, port, controllerPort, secured, listenHost, advertisedHost, Layout.CONTROLLER_APART);
     }
 
     public String bootstrapServers() {
@@ -90,6 +125,28 @@ public final class LocalBroker {
 
     public Path serverProperties() {
         return dir.resolve("server.properties");
+    }
+
+    /** The controller's directory when it runs apart: its {@code server.properties} and metadata log. */
+    public Path controllerDir() {
+        return dir.resolve("controller");
+    }
+
+    /** The controller's configuration when it runs apart ({@link Layout#CONTROLLER_APART}). */
+    public Path controllerProperties() {
+        return controllerDir().resolve("server.properties");
+    }
+
+    /**
+     * The layout the storage was formatted in ({@code layout} file; storage formatted before it existed is
+     * combined), else the one asked for.
+     */
+    public Layout layout() throws IOException {
+        Path file = dir.resolve("layout");
+        if (Files.exists(file)) {
+            return Layout.valueOf(Files.readString(file).strip());
+        }
+        return Files.exists(dir.resolve("data").resolve("meta.properties")) ? Layout.COMBINED : layout;
     }
 
     public Path credentialsDir() {
@@ -110,9 +167,10 @@ public final class LocalBroker {
     }
 
     /**
-     * Writes the credentials (kept if present), {@code server.properties} and formats the storage if it is
-     * not yet. Refuses storage formatted in the other mode: its SCRAM credentials (or their absence) are
-     * fixed at format time.
+     * Writes the credentials (kept if present), {@code server.properties} (and the controller's, when apart) and
+     * formats the storage if it is not yet. Refuses storage formatted in the other mode: its SCRAM credentials (or
+     * their absence) are fixed at format time. Storage formatted in the other layout keeps it (its metadata log
+     * holds the topics; a new controller would not know them): {@link #layout()} says which one was written.
      */
     public void prepare() throws IOException {
         Files.createDirectories(dir);
@@ -129,19 +187,38 @@ public final class LocalBroker {
             }
         }
         Map<String, String> passwords = secured ? credentials() : Map.of();
-        writeProperties(serverProperties(), serverConfig(passwords.get(KafkaAccess.ADMIN)));
+        Layout used = layout();
+        String admin = passwords.get(KafkaAccess.ADMIN);
+        writeProperties(serverProperties(), serverConfig(admin, used));
+        if (used == Layout.CONTROLLER_APART) {
+            Files.createDirectories(controllerDir());
+            writeProperties(controllerProperties(), controllerConfig(admin));
+        }
         if (!formatted) {
-            format(passwords);
+            if (used == Layout.CONTROLLER_APART) {
+                format(controllerProperties(), passwords); // the SCRAM users go into the controller's metadata log
+                format(serverProperties(), Map.of());
+            } else {
+                format(serverProperties(), passwords);
+            }
             Files.writeString(mode, wanted + "\n");
+            Files.writeString(dir.resolve("layout"), used + "\n");
         }
     }
 
-    /** The broker's configuration. */
+    /** The combined broker-controller's configuration. */
     Map<String, String> serverConfig(String adminPassword) {
+        return serverConfig(adminPassword, Layout.COMBINED);
+    }
+
+    /** The broker's configuration; with the controller listener too when {@code combined}. */
+    Map<String, String> serverConfig(String adminPassword, Layout in) {
+        boolean combined = in == Layout.COMBINED;
         Map<String, String> c = new LinkedHashMap<>();
-        c.put("process.roles", "broker,controller");
-        c.put("node.id", "1");
-        c.put("controller.quorum.voters", "1@" + advertisedHost + ":" + controllerPort);
+        c.put("process.roles", combined ? "broker,controller" : "broker");
+        c.put("node.id", BROKER_NODE);
+        c.put("controller.quorum.voters", (combined ? BROKER_NODE : CONTROLLER_NODE) + "@" + advertisedHost + ":"
+                + controllerPort);
         c.put("controller.listener.names", "CONTROLLER");
         c.put("log.dirs", dir.resolve("data").toString());
         c.put("num.partitions", "1");
@@ -155,15 +232,15 @@ public final class LocalBroker {
         c.put("transaction.state.log.segment.bytes", Integer.toString(COORDINATOR_SEGMENT_BYTES));
         c.put("group.initial.rebalance.delay.ms", "0");
         c.put("auto.create.topics.enable", "false");
+        String controllerListener = combined ? ",CONTROLLER://" + listenHost + ":" + controllerPort : "";
         if (!secured) {
-            c.put("listeners", "PLAINTEXT://" + listenHost + ":" + port + ",CONTROLLER://" + listenHost + ":" + controllerPort);
+            c.put("listeners", "PLAINTEXT://" + listenHost + ":" + port + controllerListener);
             c.put("advertised.listeners", "PLAINTEXT://" + advertisedHost + ":" + port);
             c.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
             c.put("inter.broker.listener.name", "PLAINTEXT");
             return c;
         }
-        c.put("listeners", "SASL_PLAINTEXT://" + listenHost + ":" + port + ",CONTROLLER://" + listenHost + ":"
-                + controllerPort);
+        c.put("listeners", "SASL_PLAINTEXT://" + listenHost + ":" + port + controllerListener);
         c.put("advertised.listeners", "SASL_PLAINTEXT://" + advertisedHost + ":" + port);
         c.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
         c.put("inter.broker.listener.name", "SASL_PLAINTEXT");
@@ -172,6 +249,28 @@ public final class LocalBroker {
         c.put("listener.name.sasl_plaintext." + KafkaSecurity.SCRAM_MECHANISM.toLowerCase() + ".sasl.jaas.config",
                 KafkaSecurity.jaas("org.apache.kafka.common.security.scram.ScramLoginModule", KafkaAccess.ADMIN,
                         adminPassword));
+        securedController(c, adminPassword);
+        return c;
+    }
+
+    /** The controller's configuration when it runs apart: node 2, the controller listener, the metadata log only. */
+    Map<String, String> controllerConfig(String adminPassword) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("process.roles", "controller");
+        c.put("node.id", CONTROLLER_NODE);
+        c.put("controller.quorum.voters", CONTROLLER_NODE + "@" + advertisedHost + ":" + controllerPort);
+        c.put("controller.listener.names", "CONTROLLER");
+        c.put("listeners", "CONTROLLER://" + listenHost + ":" + controllerPort);
+        c.put("log.dirs", controllerDir().resolve("data").toString());
+        c.put("listener.security.protocol.map", "CONTROLLER:" + (secured ? "SASL_PLAINTEXT" : "PLAINTEXT"));
+        if (secured) {
+            securedController(c, adminPassword);
+        }
+        return c;
+    }
+
+    /** The controller listener's SASL/PLAIN and the authorizer, on the broker and on a controller apart alike. */
+    private static void securedController(Map<String, String> c, String adminPassword) {
         // SCRAM credentials live in the metadata log, which a controller cannot read before it is up: the
         // controller listener uses PLAIN with the one user it knows from its own configuration.
         c.put("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
@@ -182,7 +281,6 @@ public final class LocalBroker {
         c.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
         c.put("allow.everyone.if.no.acl.found", "false");
         c.put("super.users", "User:" + KafkaAccess.ADMIN);
-        return c;
     }
 
     /** Every user's password, generated on first use and kept in its client properties file. */
@@ -220,13 +318,14 @@ public final class LocalBroker {
         return m.group(1);
     }
 
-    private void format(Map<String, String> passwords) throws IOException {
+    private void format(Path properties, Map<String, String> passwords) throws IOException {
         Path clusterIdFile = dir.resolve("cluster.id");
         if (!Files.exists(clusterIdFile)) {
             Files.writeString(clusterIdFile, Uuid.randomUuid().toString());
         }
+        // --ignore-formatted: a controller formatted by a prepare that failed before the broker's format
         List<String> args = new ArrayList<>(List.of("format", "-t", Files.readString(clusterIdFile).strip(), "-c",
-                serverProperties().toString()));
+                properties.toString(), "--ignore-formatted"));
         passwords.forEach((user, password) -> {
             args.add("--add-scram");
             args.add(KafkaSecurity.SCRAM_MECHANISM + "=[name=" + user + ",password=" + password + "]");
@@ -256,12 +355,30 @@ public final class LocalBroker {
             smallCoordinatorSegments(client);
             if (admin.authenticated()) {
                 client.createAcls(KafkaAccess.all()).all().get();
+                awaitAclsServed(client);
             }
         } catch (ExecutionException e) {
             throw new IllegalStateException("could not set up the broker (topics, coordinator segments, ACLs): " + e.getCause().getMessage(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Until the broker answers with the whole ACL table: the controller commits it, and a broker in a process of its
+     * own ({@link Layout#CONTROLLER_APART}) applies it a moment later; a client writing at once was refused
+     * ({@code ControllerApartTest}).
+     */
+    private static void awaitAclsServed(Admin client) throws ExecutionException, InterruptedException {
+        Set<org.apache.kafka.common.acl.AclBinding> wanted = Set.copyOf(KafkaAccess.all());
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        while (!client.describeAcls(org.apache.kafka.common.acl.AclBindingFilter.ANY).values().get()
+                .containsAll(wanted)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the broker did not serve the ACL table within 30 s of its creation");
+            }
+            Thread.sleep(50);
         }
     }
 
@@ -306,11 +423,15 @@ public final class LocalBroker {
     }
 
     /**
-     * {@code prepare DIR PORT CONTROLLER_PORT secured|plaintext [LISTEN_HOST [ADVERTISED_HOST]]}, or
-     * {@code setup BOOTSTRAP}: topics and ACLs, as the client {@code ALLOT_KAFKA_CONFIG} names (the admin's
-     * client properties; unset: plaintext, topics only).
+     * {@code prepare [--controller-apart] DIR PORT CONTROLLER_PORT secured|plaintext [LISTEN_HOST [ADVERTISED_HOST]]}
+     * (prints the layout written: {@code COMBINED} or {@code CONTROLLER_APART}), or {@code setup BOOTSTRAP}: topics
+     * and ACLs, as the client {@code ALLOT_KAFKA_CONFIG} names (the admin's client properties; unset: plaintext,
+     * topics only).
      */
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] argv) throws Exception {
+        boolean apart = argv.length > 1 && argv[0].equals("prepare") && argv[1].equals("--controller-apart");
+        String[] args = apart ? java.util.stream.Stream.concat(java.util.stream.Stream.of("prepare"),
+                java.util.Arrays.stream(argv, 2, argv.length)).toArray(String[]::new) : argv;
         try {
             if (args.length == 2 && args[0].equals("setup")) {
                 KafkaSecurity admin = KafkaSecurity.fromEnvironment();
@@ -324,14 +445,17 @@ public final class LocalBroker {
             }
             if (args.length < 5 || args.length > 7 || !args[0].equals("prepare")
                     || !(args[4].equals("secured") || args[4].equals("plaintext"))) {
-                System.err.println("usage: LocalBroker prepare DIR PORT CONTROLLER_PORT secured|plaintext"
+                System.err.println("usage: LocalBroker prepare [--controller-apart] DIR PORT CONTROLLER_PORT secured|plaintext"
                         + " [LISTEN_HOST [ADVERTISED_HOST]] | setup BOOTSTRAP   (ALLOT_KAFKA_CONFIG: the admin's client properties)");
                 System.exit(2);
             }
             String listen = args.length > 5 ? args[5] : "127.0.0.1";
             String advertised = args.length > 6 ? args[6] : listen;
-            new LocalBroker(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
-                    args[4].equals("secured"), listen, advertised).prepare();
+            LocalBroker broker = new LocalBroker(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]),
+                    args[4].equals("secured"), listen, advertised);
+            broker = apart ? broker.withControllerApart() : broker;
+            broker.prepare();
+            System.out.println(broker.layout());
         } catch (IllegalStateException | IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(1);

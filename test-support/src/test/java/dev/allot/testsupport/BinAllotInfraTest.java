@@ -53,9 +53,16 @@ class BinAllotInfraTest {
         Result first = run("infra", "up");
         assertThat(first.exitCode()).as(first.output()).isZero();
         assertThat(first.output()).contains("kafka 127.0.0.1:" + env.get("ALLOT_KAFKA_PORT") + " up")
-                .contains("schema-registry http://127.0.0.1:" + env.get("ALLOT_REGISTRY_PORT") + " up");
+                .contains("schema-registry http://127.0.0.1:" + env.get("ALLOT_REGISTRY_PORT") + " up")
+                .contains("kafka-controller 127.0.0.1:" + env.get("ALLOT_KAFKA_CONTROLLER_PORT") + " up");
         long kafkaPid = pid("kafka/kafka.pid");
+        long controllerPid = pid("kafka/controller.pid");
         long registryPid = pid("registry/registry.pid");
+        // the KRaft controller in a process of its own: the broker's SIGKILL does not take it along
+        assertThat(controllerPid).isNotEqualTo(kafkaPid);
+        assertThat(Files.readString(home.resolve("kafka/server.properties"))).contains("process.roles=broker\n");
+        assertThat(Files.readString(home.resolve("kafka/controller/server.properties")))
+                .contains("process.roles=controller\n");
 
         Result second = run("infra", "up");
         assertThat(second.exitCode()).as(second.output()).isZero();
@@ -71,7 +78,9 @@ class BinAllotInfraTest {
         assertThat(down.exitCode()).as(down.output()).isZero();
         assertThat(ProcessHandle.of(kafkaPid).map(ProcessHandle::isAlive)).isNotEqualTo(java.util.Optional.of(true));
         assertThat(ProcessHandle.of(registryPid).map(ProcessHandle::isAlive)).isNotEqualTo(java.util.Optional.of(true));
-        assertThat(run("infra", "status").output()).contains("kafka 127.0.0.1:" + env.get("ALLOT_KAFKA_PORT") + " down");
+        assertThat(ProcessHandle.of(controllerPid).map(ProcessHandle::isAlive)).isNotEqualTo(java.util.Optional.of(true));
+        assertThat(run("infra", "status").output()).contains("kafka 127.0.0.1:" + env.get("ALLOT_KAFKA_PORT") + " down")
+                .contains("kafka-controller 127.0.0.1:" + env.get("ALLOT_KAFKA_CONTROLLER_PORT") + " down");
     }
 
     @Test
@@ -82,6 +91,7 @@ class BinAllotInfraTest {
             assertThat(up.exitCode()).isNotZero();
             assertThat(up.output()).contains("port " + env.get("ALLOT_REGISTRY_PORT")).contains("taken");
             assertThat(Files.exists(home.resolve("kafka/kafka.pid"))).isFalse();
+            assertThat(Files.exists(home.resolve("kafka/controller.pid"))).isFalse();
         }
     }
 
