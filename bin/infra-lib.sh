@@ -67,7 +67,8 @@ PROPS
 # The broker, and its KRaft controller in a process of its own (test-support's LocalBroker.Layout): SIGKILLed and
 # restarted, a combined broker-controller flapped its partitions' leadership within a second, which Kafka 4.1.2's
 # group coordinator can fail a partition on for good; a controller that outlives the broker's kill fences the dead
-# broker once and the new one leads every partition once. A stack formatted combined (before) stays combined.
+# broker once its session ends, and a broker started after that leads every partition once (kafka_after_crash). A
+# stack formatted combined (before) stays combined.
 kafka_running() { pid_alive "$KAFKA_DIR/kafka.pid"; }
 controller_running() { pid_alive "$KAFKA_DIR/controller.pid"; }
 controller_apart() { [ "$(cat "$KAFKA_DIR/layout" 2>/dev/null)" = CONTROLLER_APART ]; }
@@ -87,6 +88,8 @@ kafka_node() {
   # at once). A shorter session lets it serve again within 10 s of a restart; the cost is that a broker whose
   # heartbeats to its controller stall that long is fenced until the next one. Both nodes get both settings.
   local session_ms="${ALLOT_KAFKA_SESSION_MS:-3000}"
+  # kept across restarts, so that a fault can be read afterwards; one older file past 64 MiB, not more
+  if [ "$(stat -c %s "$2" 2>/dev/null || echo 0)" -gt $((64 * 1024 * 1024)) ]; then mv -f "$2" "$2.1"; fi
   nohup "$JAVA" $JBOSS_LOG -Dlogging.configuration="file:$KAFKA_DIR/logging.properties" "-Xmx$4" -XX:+UseG1GC \
     -cp "$cp" kafka.Kafka "$1" \
     --override "broker.session.timeout.ms=$session_ms" \
@@ -104,7 +107,22 @@ controller_up() {
   info "kafka controller up on 127.0.0.1:$KAFKA_CONTROLLER_PORT (pid $(cat "$KAFKA_DIR/controller.pid"), metadata in $KAFKA_DIR/controller/data)"
 }
 
+# A broker that died without stopping (its pid file left behind) stays registered until its session ends (3 s); one
+# started sooner finds itself the registered leader, leads under the dead registration, is fenced and leads again,
+# the flap this layout is for. So wait, at most three sessions, until the controller's last word on a broker is
+# that it fenced it.
+kafka_after_crash() {
+  [ -f "$KAFKA_DIR/kafka.pid" ] && ! kafka_running && controller_apart && controller_running || return 0
+  wait_for "the dead broker fenced" $(( 3 * ${ALLOT_KAFKA_SESSION_MS:-3000} / 1000 + 1 )) dead_broker_fenced \
+    || info "kafka: the controller did not say it fenced the dead broker; starting it anyway"
+}
+dead_broker_fenced() {
+  grep -E "establishing a new incarnation of broker|because its session has timed out" "$KAFKA_DIR/controller.log" \
+    | tail -1 | grep -q "session has timed out"
+}
+
 kafka_up() {
+  kafka_after_crash
   if kafka_running; then controller_up; info "kafka already running (pid $(cat "$KAFKA_DIR/kafka.pid")) on 127.0.0.1:$KAFKA_PORT"; return 0; fi
   port_in_use "$KAFKA_PORT" && die "port $KAFKA_PORT is taken by another process; free it or set ALLOT_KAFKA_PORT"
   controller_running || ! port_in_use "$KAFKA_CONTROLLER_PORT" \

@@ -133,7 +133,7 @@ stack_restart() {
     kafka|kafka-controller|schema-registry)
       infra_prepare
       case $name in
-        kafka) stop_pidfile "$KAFKA_DIR/kafka.pid" kafka; kafka_up ;;   # the controller, when apart, runs on
+        kafka) kafka_after_crash; stop_pidfile "$KAFKA_DIR/kafka.pid" kafka; kafka_up ;;   # the controller runs on
         kafka-controller)
           controller_apart || die "the broker's controller runs in the broker's process; 'bin/allot restart kafka'"
           stop_pidfile "$KAFKA_DIR/controller.pid" "kafka controller"; controller_up ;;

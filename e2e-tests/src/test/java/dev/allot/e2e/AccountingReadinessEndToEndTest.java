@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.edge.security.KafkaSecurity;
 import dev.allot.schemas.BudgetDefined;
 import dev.allot.schemas.BudgetEvent;
 import dev.allot.schemas.ChargeMode;
@@ -64,12 +65,8 @@ class AccountingReadinessEndToEndTest {
             usage(producer, cluster, team, t0, 0, BACKLOG);
         }
         Path state = Files.createTempDirectory("allot-ready-" + cluster);
-        ServiceProcess accounting = ServiceProcess.of("accounting-service", infra.bootstrapServers(),
-                infra.registryUrl(), state, Map.of(
-                        "quarkus.kafka-streams.application-id", "allot-accounting-" + cluster,
-                        "allot.accounting.instance-id", cluster + "-0",
-                        "kafka-streams.state.dir", state.resolve("streams").toString(),
-                        "kafka-streams.commit.interval.ms", "1000"));
+        ServiceProcess accounting = ServiceProcess.accounting(infra.bootstrapServers(), infra.registryUrl(), state,
+                cluster, 0, 1000, Map.of(), KafkaSecurity.PLAINTEXT);
         AllotApi api = new AllotApi(accounting.url());
         try {
             accounting.start().awaitReady(Duration.ofMinutes(3));

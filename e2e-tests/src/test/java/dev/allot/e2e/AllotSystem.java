@@ -44,13 +44,9 @@ final class AllotSystem implements AutoCloseable {
         Files.setPosixFilePermissions(stateDir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx--x--x"));
         budget = ServiceProcess.of("budget-service", bootstrap, registry, stateDir.resolve("budget"), Map.of(
                 "kafka.group.id", "budget-" + cluster), security.apply("budget-service"));
-        accounting = ServiceProcess.of("accounting-service", bootstrap, registry, stateDir.resolve("accounting"), Map.of(
-                "quarkus.kafka-streams.application-id", "allot-accounting-" + cluster,
-                "allot.accounting.instance-id", cluster + "-0",
-                "kafka-streams.state.dir", stateDir.resolve("accounting/streams").toString(),
-                "kafka-streams.commit.interval.ms", "200",
-                "allot.accounting.publish-interval", "1s",
-                "allot.accounting.metrics-interval", "1s"), security.apply("accounting-service"));
+        accounting = ServiceProcess.accounting(bootstrap, registry, stateDir.resolve("accounting"), cluster, 0, 200,
+                Map.of("allot.accounting.publish-interval", "1s", "allot.accounting.metrics-interval", "1s"),
+                security.apply("accounting-service"));
         schedulerProperties = new HashMap<>(Map.of(
                 "allot.scheduler.cluster", cluster,
                 "allot.scheduler.tick", "250ms",

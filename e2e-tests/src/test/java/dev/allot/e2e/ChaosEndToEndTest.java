@@ -28,9 +28,10 @@ import org.junit.jupiter.api.Test;
 /**
  * The bounded form of {@code bin/allot chaos}: under a stream of submissions for three teams, each component is
  * killed once with SIGKILL and started again on its state as an operator would (the active scheduler, the standby,
- * the accounting-service, the budget-service, the node agent), and the broker is stopped and started again (it runs
- * in this JVM: a stop, not a SIGKILL; 'bin/allot chaos' kills the real broker process, and there once left the active
- * scheduler unable to rejoin its group until restarted: docs/benchmarks.md). Then, from the log alone: no
+ * the accounting-service, the budget-service, the node agent, the broker: a process of its own with its KRaft
+ * controller in another, as {@code bin/allot} runs them, started again once the controller fenced it, as
+ * {@code bin/allot chaos} keeps it down longer than its session).
+ * Then, from the log alone: no
  * acknowledged submission lost, none stuck, no wrong verdict, no GPU-second double-booked by the scheduler or shared
  * by two processes, usage sums exact. Recovery seconds are printed, not asserted.
  *
@@ -47,8 +48,8 @@ class ChaosEndToEndTest {
         long began = System.nanoTime();
         String cluster = "chaos-" + UUID.randomUUID().toString().substring(0, 6);
         List<Recovery> recoveries = new ArrayList<>();
-        try (BrokerLog brokerLog = BrokerLog.keep("chaos-broker.log");
-             RestartableInfrastructure infra = RestartableInfrastructure.start();
+        try (RestartableInfrastructure infra = RestartableInfrastructure.startWithBrokerProcesses();
+             BrokerLogs brokerLogs = new BrokerLogs(infra);
              AllotSystem system = AllotSystem.start(infra.bootstrapServers(), infra.registryUrl(),
                      user -> KafkaSecurity.PLAINTEXT, cluster, 3, 4);
              Tail<JobEvent> events = new Tail<>(infra.clients(), Topics.JOB_EVENTS)) {
@@ -89,9 +90,9 @@ class ChaosEndToEndTest {
                         () -> restart(system.budget, s -> system.budget = s)));
                 recoveries.add(killAndRestart("node-agent", events,
                         () -> restart(system.agent, s -> system.agent = s)));
-                recoveries.add(killAndRestart("kafka (stopped)", events, () -> {
+                recoveries.add(killAndRestart("kafka", events, () -> {
                     long killed = System.currentTimeMillis();
-                    infra.stopBroker();
+                    infra.killBroker();
                     long restarted = System.currentTimeMillis();
                     infra.startBroker();
                     return new long[] {killed, restarted, System.currentTimeMillis()};
@@ -204,6 +205,21 @@ class ChaosEndToEndTest {
                     java.net.http.HttpResponse.BodyHandlers.ofString()).body().replaceAll("\\s+", " ");
         } catch (Exception e) {
             return "no answer: " + e;
+        }
+    }
+
+    /** At the end, the broker's and its controller's output next to the services' logs (e2e-tests/target/e2e-logs). */
+    private record BrokerLogs(RestartableInfrastructure infra) implements AutoCloseable {
+        @Override
+        public void close() throws java.io.IOException {
+            java.nio.file.Path logs = java.nio.file.Files.createDirectories(java.nio.file.Path.of("target/e2e-logs"));
+            for (String name : List.of("kafka.log", "controller.log")) {
+                java.nio.file.Path log = infra.brokerLogDir().resolve(name);
+                if (java.nio.file.Files.exists(log)) {
+                    java.nio.file.Files.copy(log, logs.resolve("chaos-" + name),
+                            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
         }
     }
 }

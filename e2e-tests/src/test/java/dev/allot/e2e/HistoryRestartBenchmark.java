@@ -1,5 +1,6 @@
 package dev.allot.e2e;
 
+import dev.allot.edge.security.KafkaSecurity;
 import dev.allot.schemas.BudgetDefined;
 import dev.allot.schemas.BudgetEvent;
 import dev.allot.schemas.catalogue.Topics;
@@ -61,12 +62,8 @@ class HistoryRestartBenchmark {
         String last = JobHistory.jobId(cluster, history - 1);
         ServiceProcess budget = ServiceProcess.of("budget-service", infra.bootstrapServers(), infra.registryUrl(),
                 state.resolve("budget"), Map.of("kafka.group.id", "budget-" + cluster));
-        ServiceProcess accounting = ServiceProcess.of("accounting-service", infra.bootstrapServers(),
-                infra.registryUrl(), state.resolve("accounting"), Map.of(
-                        "quarkus.kafka-streams.application-id", "allot-accounting-" + cluster,
-                        "allot.accounting.instance-id", cluster + "-0",
-                        "kafka-streams.state.dir", state.resolve("accounting/streams").toString(),
-                        "kafka-streams.commit.interval.ms", "1000"));
+        ServiceProcess accounting = ServiceProcess.accounting(infra.bootstrapServers(), infra.registryUrl(),
+                state.resolve("accounting"), cluster, 0, 1000, Map.of(), KafkaSecurity.PLAINTEXT);
         double expected = history * JobHistory.GPU_SECONDS_PER_FINISHED_JOB;
         try {
             for (String round : List.of("first start", "restart after SIGKILL")) {

@@ -3,6 +3,7 @@ package dev.allot.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.allot.edge.security.KafkaSecurity;
 import dev.allot.schemas.NodeRegistered;
 import dev.allot.schemas.NodeStatus;
 import dev.allot.schemas.catalogue.Topics;
@@ -49,13 +50,9 @@ final class ScaleOut implements AutoCloseable {
             }
             long began = System.nanoTime();
             for (int i = 1; i < accountingInstances; i++) {
-                out.accountings.add(out.extra(ServiceProcess.of("accounting-service", infra.bootstrapServers(),
-                        infra.registryUrl(), system.stateDir.resolve("accounting-" + i), Map.of(
-                                "quarkus.kafka-streams.application-id", "allot-accounting-" + system.cluster,
-                                "allot.accounting.instance-id", system.cluster + "-" + i,
-                                "kafka-streams.state.dir", system.stateDir.resolve("accounting-" + i + "/streams").toString(),
-                                "kafka-streams.commit.interval.ms", "200",
-                                "allot.accounting.metrics-interval", "1s"))));
+                out.accountings.add(out.extra(ServiceProcess.accounting(infra.bootstrapServers(),
+                        infra.registryUrl(), system.stateDir.resolve("accounting-" + i), system.cluster, i, 200,
+                        Map.of("allot.accounting.metrics-interval", "1s"), KafkaSecurity.PLAINTEXT)));
             }
             for (ServiceProcess p : out.extras) {
                 p.awaitReady(Duration.ofMinutes(3));

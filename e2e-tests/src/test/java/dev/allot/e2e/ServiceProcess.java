@@ -44,6 +44,22 @@ final class ServiceProcess implements AutoCloseable {
     }
 
     /**
+     * Instance {@code instance} ({@code allot.accounting.instance-id} {@code <application>-<instance>}) of the
+     * accounting Streams application {@code allot-accounting-<application>}, its stores in {@code stateDir/streams},
+     * committing every {@code commitMillis}; {@code more} properties besides.
+     */
+    static ServiceProcess accounting(String bootstrap, String registryUrl, Path stateDir, String application,
+                                     int instance, int commitMillis, Map<String, String> more, KafkaSecurity security)
+            throws IOException {
+        Map<String, String> properties = new java.util.HashMap<>(more);
+        properties.put("quarkus.kafka-streams.application-id", "allot-accounting-" + application);
+        properties.put("allot.accounting.instance-id", application + "-" + instance);
+        properties.put("kafka-streams.state.dir", stateDir.resolve("streams").toString());
+        properties.put("kafka-streams.commit.interval.ms", Integer.toString(commitMillis));
+        return of("accounting-service", bootstrap, registryUrl, stateDir, properties, security);
+    }
+
+    /**
      * @param security how the service authenticates to Kafka, passed as {@code bin/allot up} passes it: its
      *     {@code kafka.security.protocol}, {@code kafka.sasl.mechanism}, {@code kafka.sasl.jaas.config} in a file of
      *     its own (mode 0600) named by {@code -Dquarkus.config.locations}; the password on no command line and in

@@ -72,8 +72,8 @@ public final class LocalBroker {
      * under the dead registration, is fenced when that session ends and leads them again half a second later (leader
      * epochs 24, 25, 26 within a second). A coordinator load spanning that flap can fail its partition for good in
      * Kafka 4.1.2 (see {@link #COORDINATOR_SEGMENT_BYTES}). A controller in its own process outlives the broker's
-     * kill: it fences the dead broker once its session ends, refuses the new one's registration until then, and the
-     * restarted broker leads every partition once, under one new epoch.
+     * kill: it fences the dead broker once its session ends, and a broker started after that leads every partition
+     * once, under one new epoch (one started sooner finds itself still the registered leader and flaps as before).
      */
     public enum Layout {
         /** {@code process.roles=broker,controller}, node 1, one process, {@code server.properties}. */

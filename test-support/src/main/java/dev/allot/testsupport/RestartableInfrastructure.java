@@ -20,7 +20,9 @@ import org.apache.kafka.common.utils.Time;
  * the broker in this JVM ({@link LocalBroker}'s plaintext recipe, its log on disk, the same ports after a restart),
  * the registry as a child process with its schemas in an H2 file (the same port and schema ids after a restart).
  * Not shared: stopping it disturbs no other test. {@link #dedicated()} is the JVM-wide one that
- * {@link RestartableInfraTestResource} points a Quarkus service at.
+ * {@link RestartableInfraTestResource} points a Quarkus service at. {@link #startWithBrokerProcesses()} runs the
+ * broker and its controller as processes of their own instead, as {@code bin/allot} does, so that
+ * {@link #killBroker()} can SIGKILL the broker.
  */
 public final class RestartableInfrastructure implements AutoCloseable {
 
@@ -31,6 +33,7 @@ public final class RestartableInfrastructure implements AutoCloseable {
     private final int registryPort;
     private final KafkaClients clients;
     private KafkaRaftServer server;
+    private BrokerProcesses processes; // instead of server, when the broker runs as processes
     private SchemaRegistryProcess registry;
 
     private RestartableInfrastructure(Path dir, LocalBroker broker, int registryPort) {
@@ -60,6 +63,18 @@ public final class RestartableInfrastructure implements AutoCloseable {
 
     /** A new instance on free loopback ports, every catalogue topic created. */
     public static RestartableInfrastructure start() {
+        return start(false);
+    }
+
+    /**
+     * A new instance whose broker and KRaft controller run as processes of their own ({@link BrokerProcesses}, the
+     * layout of {@code bin/allot}), so that {@link #killBroker()} can SIGKILL the broker.
+     */
+    public static RestartableInfrastructure startWithBrokerProcesses() {
+        return start(true);
+    }
+
+    private static RestartableInfrastructure start(boolean asProcesses) {
         try {
             Path work = Path.of(System.getProperty("allot.test.workdir",
                     System.getProperty("java.io.tmpdir") + "/allot-test-infra"));
@@ -67,8 +82,14 @@ public final class RestartableInfrastructure implements AutoCloseable {
             Path dir = Files.createTempDirectory(work, "restartable-");
             LocalBroker broker = new LocalBroker(dir.resolve("kafka"), LoopbackPorts.free(),
                     LoopbackPorts.free(), false);
+            if (asProcesses) {
+                broker = broker.withControllerApart();
+            }
             broker.prepare();
             RestartableInfrastructure infra = new RestartableInfrastructure(dir, broker, LoopbackPorts.free());
+            if (asProcesses) {
+                infra.processes = new BrokerProcesses(broker, dir.resolve("kafka"));
+            }
             try {
                 infra.startRegistry();
                 infra.startBroker();
@@ -98,6 +119,10 @@ public final class RestartableInfrastructure implements AutoCloseable {
 
     /** Starts the broker (again) on its ports and log, and waits until it answers. */
     public synchronized void startBroker() {
+        if (processes != null) {
+            processes.start();
+            return;
+        }
         if (server != null) {
             return;
         }
@@ -115,6 +140,10 @@ public final class RestartableInfrastructure implements AutoCloseable {
 
     /** Stops the broker (a clean shutdown: its log stays for {@link #startBroker}); clients get no answer. */
     public synchronized void stopBroker() {
+        if (processes != null) {
+            processes.stopBroker();
+            return;
+        }
         if (server == null) {
             return;
         }
@@ -123,8 +152,24 @@ public final class RestartableInfrastructure implements AutoCloseable {
         server = null;
     }
 
+    /**
+     * SIGKILLs the broker's process (its controller runs on); {@link #startBroker} starts it again on its log. Only
+     * for {@link #startWithBrokerProcesses()}: a broker in this JVM cannot be killed so.
+     */
+    public synchronized void killBroker() {
+        if (processes == null) {
+            throw new IllegalStateException("the broker runs in this JVM: startWithBrokerProcesses() to kill it");
+        }
+        processes.killBroker();
+    }
+
+    /** The broker's and its controller's output when they run as processes (appended across restarts). */
+    public Path brokerLogDir() {
+        return dir.resolve("kafka");
+    }
+
     public synchronized boolean brokerRunning() {
-        return server != null;
+        return processes != null ? processes.brokerRunning() : server != null;
     }
 
     /** Starts the registry (again) on its port, with the schemas it had, and waits until it answers. */
@@ -146,6 +191,9 @@ public final class RestartableInfrastructure implements AutoCloseable {
     public synchronized void close() {
         stopRegistry();
         try {
+            if (processes != null) {
+                processes.close();
+            }
             stopBroker();
         } catch (RuntimeException ignored) {
             // the JVM is going away
