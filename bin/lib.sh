@@ -2,7 +2,8 @@
 # shellcheck shell=bash
 
 ALLOT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-ALLOT_HOME="${ALLOT_HOME:-$ALLOT_ROOT/.allot}"
+# absolute: services run from their own directories (bin/stack-lib.sh) and are given paths under it
+ALLOT_HOME="$(realpath -m "${ALLOT_HOME:-$ALLOT_ROOT/.allot}")"
 REGISTRY_VERSION=3.3.3
 KAFKA_VERSION=4.1.2
 

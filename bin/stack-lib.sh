@@ -55,7 +55,14 @@ stack_start_service() {
   local kafka_config principal=$name
   case $name in scheduler-service-*) principal=scheduler-service ;; esac   # a standby: the same principal
   kafka_config=$(kafka_service_config "$principal") || die "no Kafka credentials for $name"
-  nohup "$JAVA" -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+  # The class-data archive the build made for this JDK (quarkus.package.jar.appcds): a faster start. It names the
+  # class path as the build ran it, '-jar quarkus-run.jar' in the app's directory, so the service runs from there
+  # (every path it is given is absolute); a JDK other than the build's ignores the archive.
+  local app_dir cds=()
+  app_dir=$(dirname "$(service_jar "$module")")
+  [ -f "$app_dir/app-cds.jsa" ] && cds=("-XX:SharedArchiveFile=$app_dir/app-cds.jsa")
+  [ -d "$app_dir" ] || die "$app_dir is missing: the build of $module did not run"
+  ( cd "$app_dir" && exec nohup "$JAVA" -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 "${cds[@]}" \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$port" \
     -Dkafka.bootstrap.servers="127.0.0.1:$KAFKA_PORT" \
     -Dquarkus.kafka-streams.bootstrap-servers="127.0.0.1:$KAFKA_PORT" \
@@ -64,7 +71,7 @@ stack_start_service() {
     -Dallot.state-dir="$ALLOT_HOME/$name" \
     -Dquarkus.config.locations="$kafka_config" \
     "${auth_options[@]}" \
-    "$@" -jar "$(service_jar "$module")" >"$SERVICES_DIR/$name.log" 2>&1 &
+    "$@" -jar quarkus-run.jar ) >"$SERVICES_DIR/$name.log" 2>&1 &
   echo $! > "$pidfile"
 }
 

@@ -27,13 +27,15 @@ final class ServiceProcess implements AutoCloseable {
 
     private final String name;
     private final List<String> command;
+    private final Path appDir;
     private final Path log;
     private final int port;
     private Process process;
 
-    private ServiceProcess(String name, List<String> command, Path log, int port) {
+    private ServiceProcess(String name, List<String> command, Path appDir, Path log, int port) {
         this.name = name;
         this.command = command;
+        this.appDir = appDir;
         this.log = log;
         this.port = port;
     }
@@ -86,6 +88,12 @@ final class ServiceProcess implements AutoCloseable {
                 "-Dallot.registry.url=" + registryUrl,
                 "-Dmp.messaging.connector.smallrye-kafka.apicurio.registry.url=" + registryUrl + "/apis/registry/v3",
                 "-Dallot.state-dir=" + stateDir));
+        // the class-data archive the build made (quarkus.package.jar.appcds), as bin/allot starts the services: it
+        // names the class path as the build ran it, '-jar quarkus-run.jar' in the app's directory (see start())
+        Path archive = jar.resolveSibling("app-cds.jsa");
+        if (Files.isRegularFile(archive)) {
+            command.add("-XX:SharedArchiveFile=" + archive);
+        }
         // -Dallot.e2e.jvm-options="..." adds JVM options after these (later ones win): a benchmark's own heap,
         // compiler or a flight recording (filename=...%p.jfr gives each process its own file)
         String extra = System.getProperty("allot.e2e.jvm-options", "").trim();
@@ -98,13 +106,13 @@ final class ServiceProcess implements AutoCloseable {
         if (security.authenticated()) {
             command.add("-Dquarkus.config.locations=" + kafkaConfig(stateDir, security));
         }
-        command.addAll(List.of("-jar", jar.toString()));
+        command.addAll(List.of("-jar", jar.getFileName().toString()));
         Path logDir = Files.createDirectories(Path.of("target/e2e-logs"));
         // A service started again in this JVM (e.g. the scheduler after a crash) logs to a file of its own,
         // <module>-2.log, -3, ..., so that the crashed instance's log survives next to its successor's.
         int incarnation = INCARNATIONS.merge(module, 1, Integer::sum);
         String logName = incarnation == 1 ? module + ".log" : module + "-" + incarnation + ".log";
-        return new ServiceProcess(module, command, logDir.resolve(logName), port);
+        return new ServiceProcess(module, command, jar.toAbsolutePath().getParent(), logDir.resolve(logName), port);
     }
 
     /**
@@ -113,11 +121,11 @@ final class ServiceProcess implements AutoCloseable {
      */
     ServiceProcess again() {
         int incarnation = INCARNATIONS.merge(name, 1, Integer::sum);
-        return new ServiceProcess(name, command, log.resolveSibling(name + "-" + incarnation + ".log"), port);
+        return new ServiceProcess(name, command, appDir, log.resolveSibling(name + "-" + incarnation + ".log"), port);
     }
 
     ServiceProcess start() throws IOException {
-        process = new ProcessBuilder(command).redirectErrorStream(true)
+        process = new ProcessBuilder(command).directory(appDir.toFile()).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         return this;
     }
