@@ -72,10 +72,15 @@ final class SchedulerClients {
         return kafka.consumer(settings.consumerName(), overrides);
     }
 
-    /** The log's reader during a rebuild (no group: it assigns every partition of one topic at a time). */
+    /**
+     * The log's reader during a rebuild (no group: it assigns every partition of one topic at a time). A short fetch
+     * wait: each topic's read ended with a fetch the broker held for Kafka's 500 ms, 2.5 s of a 2.7 s rebuild of
+     * 1,125 records (388 ms of CPU) in chaos run 17.
+     */
     KafkaConsumer<byte[], byte[]> rebuildConsumer() {
         return kafka.consumer(settings.consumerName() + "/rebuild", Map.of(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000,
-                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, MAX_RECORD_BYTES));
+                ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, MAX_RECORD_BYTES,
+                ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20));
     }
 
     /** Serialises the Avro records the loop writes (Confluent wire format, schemas through the registry). */
