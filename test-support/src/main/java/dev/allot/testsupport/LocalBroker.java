@@ -206,11 +206,6 @@ public final class LocalBroker {
         }
     }
 
-    /** The combined broker-controller's configuration. */
-    Map<String, String> serverConfig(String adminPassword) {
-        return serverConfig(adminPassword, Layout.COMBINED);
-    }
-
     /** The broker's configuration; with the controller listener too when {@code combined}. */
     Map<String, String> serverConfig(String adminPassword, Layout in) {
         boolean combined = in == Layout.COMBINED;
