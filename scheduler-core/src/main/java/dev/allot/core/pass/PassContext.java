@@ -229,8 +229,17 @@ public final class PassContext implements PolicyContext {
             return false;
         }
         return victim.unallocated() ? displacement.unguarded(preemptor, victim.accountId())
-                : displacement.allowed(preemptor, victim) && displacesAllocatedNow(preemptor)
-                        && (config.goodput().laneDisplacesAllocated() || !cs.inLaneGroup(preemptor) || cs.laneNodes.isEmpty());
+                : displacement.allowed(preemptor, victim) && mayDisplaceAllocated(preemptor);
+    }
+
+    /**
+     * The preemptor's side of {@link #displaceable} for allocated victims, the same for all of them:
+     * the policy's {@code displacesAllocatedNow} and the lane's rule. If no, a victim search need
+     * not look past unallocated work.
+     */
+    public boolean mayDisplaceAllocated(Job preemptor) {
+        return displacesAllocatedNow(preemptor)
+                && (config.goodput().laneDisplacesAllocated() || !cs.inLaneGroup(preemptor) || cs.laneNodes.isEmpty());
     }
 
     /**
@@ -422,6 +431,8 @@ public final class PassContext implements PolicyContext {
         private int[] unallocatedVictimAccounts;
         private int[] allocatedVictimAccounts;
         private dev.allot.core.policy.DisplacementIndex index;
+        private dev.allot.core.policy.AccountPairs pairs;
+        private boolean pairsAsked;
         /** By account id, one running preemptible allocated job (the policy is asked with jobs), built on first use. */
         private Job[] allocatedVictimOf;
         /** By account id, the running jobs preemptible at the first question (in sequence order), built on first use. */
@@ -472,11 +483,22 @@ public final class PassContext implements PolicyContext {
             byte[] byVictim = row(allowed, preemptor.accountId());
             byte a = byVictim[victim.accountId()];
             if (a == 0) {
-                a = !guarded(preemptor.accountId(), victim.accountId())
-                        && policy.allowsDisplacing(preemptor, victim, PassContext.this) ? (byte) 1 : (byte) 2;
+                // the policy first: its no is the common answer, and cheaper than the guard's lookup
+                a = policyAllows(preemptor, victim) && !guarded(preemptor.accountId(), victim.accountId()) ? (byte) 1
+                        : (byte) 2;
                 byVictim[victim.accountId()] = a;
             }
             return a == 1;
+        }
+
+        /** The policy's answer by accounts if it gives one ({@link dev.allot.core.policy.AccountPairs}), else with the jobs. */
+        private boolean policyAllows(Job preemptor, Job victim) {
+            if (!pairsAsked) {
+                pairs = policy.accountPairs(PassContext.this);
+                pairsAsked = true;
+            }
+            return pairs != null ? pairs.allows(preemptor.account(), victim.account())
+                    : policy.allowsDisplacing(preemptor, victim, PassContext.this);
         }
 
         boolean unguarded(Job preemptor, int victimAccount) {

@@ -155,21 +155,21 @@ public final class BudgetPolicy implements SchedulingPolicy {
      */
     @Override
     public DisplacementIndex displacementIndex(List<? extends JobView> candidates, PolicyContext ctx) {
-        BudgetView tree = ctx.budgets();
-        java.util.HashMap<String, List<JobView>> under = new java.util.HashMap<>();
+        PassSides sides = new PassSides(this, ctx);
+        java.util.IdentityHashMap<PassSides.Side, List<JobView>> under = new java.util.IdentityHashMap<>();
         List<JobView> withoutBudget = new java.util.ArrayList<>();
         for (JobView c : candidates) {
-            if (!tree.exists(c.account())) {
+            PassSides.Side[] path = sides.path(c.account());
+            if (path.length == 0) {
                 withoutBudget.add(c);
-                continue;
             }
-            for (String a : tree.path(c.account())) {
+            for (PassSides.Side a : path) {
                 under.computeIfAbsent(a, k -> new java.util.ArrayList<>(2)).add(c);
             }
         }
-        java.util.HashMap<String, Boolean> victimSide = new java.util.HashMap<>();
         return (preemptor, barred) -> {
-            if (!tree.exists(preemptor.account())) {
+            PassSides.Side[] path = sides.path(preemptor.account());
+            if (path.length == 0) {
                 return false;
             }
             for (JobView c : withoutBudget) {
@@ -177,15 +177,12 @@ public final class BudgetPolicy implements SchedulingPolicy {
                     return true;
                 }
             }
-            List<String> path = tree.path(preemptor.account());
-            for (int i = 0; i < path.size(); i++) {
-                String ps = path.get(i);
-                double pr = ctx.usage(ps).ratio();
-                List<String> siblings = i == 0 ? tree.roots() : tree.children(path.get(i - 1));
-                for (String vs : siblings) {
+            for (int i = 0; i < path.length; i++) {
+                PassSides.Side ps = path[i];
+                double pr = sides.ratio(ps);
+                for (PassSides.Side vs : sides.competitors(path, i)) {
                     List<JobView> cs = under.get(vs);
-                    if (cs == null || vs.equals(ps) || !allowed(pr, ctx.usage(vs).ratio())
-                            || !victimSide.computeIfAbsent(vs, k -> aboveProtectedShare(k, ctx))) {
+                    if (cs == null || vs == ps || !allowed(pr, sides.ratio(vs)) || !sides.aboveProtectedShare(vs)) {
                         continue;
                     }
                     for (JobView c : cs) {
@@ -199,8 +196,14 @@ public final class BudgetPolicy implements SchedulingPolicy {
         };
     }
 
+    /** {@link #allowsDisplacing} by the accounts, for one pass: the answer depends on nothing else. */
+    @Override
+    public AccountPairs accountPairs(PolicyContext ctx) {
+        return new PassSides(this, ctx);
+    }
+
     /** The share rule's victim side: it ran more than its protected share when the pass started. */
-    private boolean aboveProtectedShare(String side, PolicyContext ctx) {
+    boolean aboveProtectedShare(String side, PolicyContext ctx) {
         return protectedFraction <= 0
                 || ctx.allocatedGpusUnderAtStart(side) > protectedFraction * ctx.budgets().fraction(side) * ctx.capacityGpus();
     }
@@ -243,7 +246,7 @@ public final class BudgetPolicy implements SchedulingPolicy {
         return i;
     }
 
-    private boolean allowed(double preemptorRatio, double victimRatio) {
+    boolean allowed(double preemptorRatio, double victimRatio) {
         return victimRatio >= preemptorRatio + margin && !(Double.isInfinite(preemptorRatio))
                 && victimRatio >= protectedRatio;
     }

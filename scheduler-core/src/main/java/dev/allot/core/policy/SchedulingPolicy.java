@@ -131,6 +131,15 @@ public interface SchedulingPolicy {
     }
 
     /**
+     * For one pass: {@link #allowsDisplacing} asked by the two accounts, for a policy whose answer
+     * depends on nothing else ({@link AccountPairs}). Null (the default): the core asks
+     * {@code allowsDisplacing} with the jobs.
+     */
+    default AccountPairs accountPairs(PolicyContext ctx) {
+        return null;
+    }
+
+    /**
      * {@code mayDisplace(preemptor, victim, ctx).allowed()}. The core asks this for every pair of
      * accounts a victim search meets and calls {@link #mayDisplace} only for victims it takes, so
      * the two must agree within a pass. Override to skip building reasons nobody reads.

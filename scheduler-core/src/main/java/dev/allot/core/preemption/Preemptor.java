@@ -55,7 +55,8 @@ public final class Preemptor {
             return null;
         }
         VictimSearch.Selection sel = search.select(replicas, gpus, GangFit.nodesFor(p, j, gpus),
-                v -> p.displaceable(j, v) || holder && p.displaceableByHolder(j, v, true));
+                v -> p.displaceable(j, v) || holder && p.displaceableByHolder(j, v, true),
+                holder || p.mayDisplaceAllocated(j));
         if (sel == null) {
             return null;
         }

@@ -168,10 +168,12 @@ public final class VictimSearch {
     /**
      * @param eligible whether a node may take a replica
      * @param allowed whether the preemptor may displace this job (unallocated ones too: the no-thrash guard may bar them)
+     * @param allocatedToo whether {@code allowed} may accept any allocated job: if not, a search
+     *     with allocated victims would choose among the same victims and fail again
      */
-    public Selection select(int replicas, int gpus, Eligibility eligible, Predicate<Job> allowed) {
+    public Selection select(int replicas, int gpus, Eligibility eligible, Predicate<Job> allowed, boolean allocatedToo) {
         Selection s = trySelect(replicas, gpus, eligible, allowed, false);
-        return s != null ? s : trySelect(replicas, gpus, eligible, allowed, true);
+        return s != null || !allocatedToo ? s : trySelect(replicas, gpus, eligible, allowed, true);
     }
 
 

@@ -34,7 +34,7 @@ class VictimSearchTest {
         given.running("alloc", "a", 8, HOUR, T0, given.node(1));
         given.running("free", "b", 8, 0, T0, given.node(2));
         // when a 1 x 4 job looks for victims it may displace, allocated ones included
-        VictimSearch.Selection s = search(T0 + 2 * HOUR).select(1, 4, Node::available, v -> true);
+        VictimSearch.Selection s = search(T0 + 2 * HOUR).select(1, 4, Node::available, v -> true, true);
         // then rule 1: unallocated victims first, so the second node and its job
         assertThat(ids(s.victims())).containsExactly("free");
         assertThat(s.nodes()).extracting(Node::nodeId).containsExactly("c1-n002");
@@ -48,7 +48,7 @@ class VictimSearchTest {
         given.running("small-b", "a", 2, 0, T0, given.node(2));
         given.running("small-a", "a", 2, 0, T0, given.node(2));
         // when a job needs 6 GPUs on one node
-        VictimSearch.Selection s = search(T0 + 1000).select(1, 6, Node::available, v -> true);
+        VictimSearch.Selection s = search(T0 + 1000).select(1, 6, Node::available, v -> true, true);
         // then rule 2 picks node 2 (2 GPUs lost, not 8) and rule 3 the job first by id among equals
         assertThat(s.nodes()).extracting(Node::nodeId).containsExactly("c1-n002");
         assertThat(ids(s.victims())).containsExactly("small-a");
@@ -60,7 +60,7 @@ class VictimSearchTest {
         given.nodes(1, 8);
         Job victim = given.running("alloc", "a", 8, HOUR, T0, given.node(1));
         // when the policy allows displacing nobody
-        VictimSearch.Selection s = search(T0 + 2 * HOUR).select(1, 8, Node::available, v -> v != victim);
+        VictimSearch.Selection s = search(T0 + 2 * HOUR).select(1, 8, Node::available, v -> v != victim, true);
         // then nothing is chosen
         assertThat(s).isNull();
     }
@@ -71,7 +71,7 @@ class VictimSearchTest {
         given.nodes(1, 8);
         placedThisPass.add(given.running("fresh", "a", 8, 0, T0, given.node(1)));
         // when a job looks for room at the same time
-        VictimSearch.Selection s = search(T0).select(1, 4, Node::available, v -> true);
+        VictimSearch.Selection s = search(T0).select(1, 4, Node::available, v -> true, true);
         // then it finds none
         assertThat(s).isNull();
     }
@@ -84,7 +84,7 @@ class VictimSearchTest {
             given.running("u" + i, "a", 4, 0, T0, given.node(i));
         }
         // when a 2 x 4 gang looks for room
-        VictimSearch.Selection s = search(T0 + 1000).select(2, 4, n -> !n.nodeId().equals("c1-n001"), v -> true);
+        VictimSearch.Selection s = search(T0 + 1000).select(2, 4, n -> !n.nodeId().equals("c1-n001"), v -> true, true);
         // then it gets nodes 2 and 3, displacing their jobs
         assertThat(s.nodes()).extracting(Node::nodeId).containsExactly("c1-n002", "c1-n003");
         assertThat(ids(s.victims())).containsExactly("u2", "u3");
