@@ -204,7 +204,9 @@ public final class ClusterPass {
         FailedShapes preemptionFailed = lane ? failed.lanePreemption(j.accountId()) : failed.preemption(j.accountId());
         boolean holder = own != null && !lane && policy.reservationHoldersDisplace();
         if (mayPreempt && (holder || !preemptionFailed.dominates(replicas, gpus))) {
-            if (Preemptor.cannotDisplaceAnything(p, j, holder, preemptionFailed)) {
+            if (!holder && !lane && shortcutsOn && shortcuts.searchWouldFail(j, preemptionFailed, replicas, gpus)) {
+                // a search with no fewer victims on no fewer nodes failed: this one would too
+            } else if (Preemptor.cannotDisplaceAnything(p, j, holder, preemptionFailed)) {
                 if (!holder && !lane) {
                     shortcuts.preemptionFailed(j, 1, 1);
                 }
@@ -234,25 +236,35 @@ public final class ClusterPass {
             note.reservedFor(j.jobId());
             return true;
         }
-        // (f) what holds it
+        heldForWantOfResources(j, note); // (f)
+        return true;
+    }
+
+    /** (f) What holds a job that stays waiting after a full visit. */
+    private void heldForWantOfResources(Job j, ExplanationBook.Note note) {
+        int replicas = j.request().replicas();
+        int gpus = j.request().gpusPerReplica();
         int openNodes = cs.open.countAtLeast(gpus);
-        int reservedNodes = 0;
-        String blocker = null;
-        for (Reservation r : cs.reservations.all()) {
-            int withFree = cs.reservations.nodesWithFree(r, gpus, null);
-            reservedNodes += withFree;
-            blocker = blocker == null && withFree > 0 ? r.jobId() : blocker;
-        }
         if (p.unallocatedBarredFromOpenNodes(j)) {
             note.held(Hold.MISSING_RESOURCE, Explainer.UNALLOCATED_KEPT_OFF);
-        } else if (openNodes < replicas && openNodes + reservedNodes >= replicas) {
-            note.held(Hold.RESERVATION, "fits only on nodes reserved for job " + blocker
-                    + " and would neither end nor be preemptible before the reservation is due");
-            note.reservedFor(blocker);
-        } else {
-            note.missingResource(openNodes);
+            return;
         }
-        return true;
+        if (openNodes < replicas) {
+            int reservedNodes = 0;
+            String blocker = null;
+            for (Reservation r : cs.reservations.all()) {
+                int withFree = cs.reservations.nodesWithFree(r, gpus, null);
+                reservedNodes += withFree;
+                blocker = blocker == null && withFree > 0 ? r.jobId() : blocker;
+            }
+            if (openNodes + reservedNodes >= replicas) {
+                note.held(Hold.RESERVATION, "fits only on nodes reserved for job " + blocker
+                        + " and would neither end nor be preemptible before the reservation is due");
+                note.reservedFor(blocker);
+                return;
+            }
+        }
+        note.missingResource(openNodes);
     }
 
     /** Starts the job on {@code nodes} (its own reservation, if any, ends) and reports it. */

@@ -57,7 +57,7 @@ public final class PassContext implements PolicyContext {
         this.policy = policy;
         this.tree = tree;
         this.jobs = jobs;
-        this.displacement = new DisplacementMemo(jobs.accountCount());
+        this.displacement = new DisplacementMemo(this, jobs.accountCount());
     }
 
     @Override
@@ -167,7 +167,7 @@ public final class PassContext implements PolicyContext {
     /** {@code SchedulingPolicy.displacesAllocatedNow}, by account until the pass's counts change. */
     private byte[] displacesAllocated;
 
-    private boolean displacesAllocatedNow(Job preemptor) {
+    boolean displacesAllocatedNow(Job preemptor) {
         if (displacesAllocated == null) {
             displacesAllocated = new byte[jobs.accountCount()];
         }
@@ -326,32 +326,19 @@ public final class PassContext implements PolicyContext {
         return displacement.anyone(preemptor);
     }
 
-    /**
-     * Whether the preemptor's account may displace exactly the preemptible unallocated work and
-     * nothing else now: no allocated job (the policy or the share rule bars them all) and no
-     * unallocated job barred by the no-thrash guard. All such accounts choose among the same
-     * victims, so one's failed search says the same of another's on no more nodes ({@code
-     * WalkShortcuts.SharedFailures}). Asked by account; kept until the pass displaces something
-     * (the guard and the allocated counts that could turn it to a no change only then).
-     */
-    public boolean displacesUnallocatedOnly(Job preemptor) {
-        if (unallocatedOnlySeen != displacements || unallocatedOnly == null) {
-            unallocatedOnly = new byte[jobs.accountCount()];
-            unallocatedOnlySeen = displacements;
-        }
-        int a = preemptor.accountId();
-        if (a >= unallocatedOnly.length || cs.inLaneGroup(preemptor)) {
-            return false; // (lane jobs reach held nodes too: they keep to their own failures)
-        }
-        if (unallocatedOnly[a] == 0) {
-            unallocatedOnly[a] = displacement.unallocatedOnly(preemptor) ? (byte) 1 : (byte) 2;
-        }
-        // (a placement may turn the share rule's yes to a no, never back: a kept no only costs a walk)
-        return unallocatedOnly[a] == 1;
+    /** What the preemptor's account may displace now, as sets of account ids ({@link VictimAccounts}); null if the policy cannot say. */
+    VictimAccounts.Sets victimAccounts(Job preemptor) {
+        return victimAccounts().of(preemptor);
     }
 
-    private byte[] unallocatedOnly;
-    private int unallocatedOnlySeen;
+    VictimAccounts victimAccounts() {
+        if (victimAccounts == null) {
+            victimAccounts = new VictimAccounts(this, displacement);
+        }
+        return victimAccounts;
+    }
+
+    private VictimAccounts victimAccounts;
 
     /**
      * Whether some running job the preemptor may displace now runs on a node {@code eligible} accepts
@@ -360,6 +347,12 @@ public final class PassContext implements PolicyContext {
      */
     public boolean anyDisplaceableVictim(Job preemptor, VictimSearch.Eligibility eligible) {
         victims(); // the index brought up to the pass's time
+        VictimAccounts.Sets sets = victimAccounts().raw(preemptor);
+        if (sets != null) { // the accounts it may take from, unallocated work first
+            return VictimAccounts.any(sets.unallocated(), v -> hasVictim(preemptor, v, eligible, true))
+                    || displacesAllocatedNow(preemptor)
+                            && VictimAccounts.any(sets.allocated(), v -> hasVictim(preemptor, v, eligible, false));
+        }
         // unallocated work first (no policy question), then only accounts the policy's index allows
         for (int v : displacement.victimAccounts(true)) {
             if (displacement.unguarded(preemptor, v) && hasVictim(preemptor, v, eligible, true)) {
@@ -412,250 +405,6 @@ public final class PassContext implements PolicyContext {
     /** The policy's verdict, with its reason, on a victim {@link #displaceable} allowed. */
     public PreemptionVerdict verdict(Job preemptor, Job victim) {
         return displacement.verdict(preemptor, victim);
-    }
-
-    /**
-     * The policy's answer on displacing by account pair, asked once per pass: whether it allows it
-     * (asked for every pair a search meets) and, for victims taken, the verdict with its reason.
-     * Account ids are only given at submit, so none appears during the pass.
-     */
-    private final class DisplacementMemo {
-        /** By preemptor then victim account id: 0 not asked yet, 1 allowed, 2 not. */
-        private final byte[][] allowed;
-        /** The same for unallocated victims, which only the no-thrash guard may bar. */
-        private final byte[][] unguarded;
-        private final PreemptionVerdict[][] verdicts;
-        /** By preemptor account id, for unallocated and for allocated victims: 0 not asked yet, 1 someone, 2 no one. */
-        private final byte[] anyUnallocated;
-        private final byte[] anyAllocated;
-        private int[] unallocatedVictimAccounts;
-        private int[] allocatedVictimAccounts;
-        private dev.allot.core.policy.DisplacementIndex index;
-        private dev.allot.core.policy.AccountPairs pairs;
-        private boolean pairsAsked;
-        /** By account id, one running preemptible allocated job (the policy is asked with jobs), built on first use. */
-        private Job[] allocatedVictimOf;
-        /** By account id, the running jobs preemptible at the first question (in sequence order), built on first use. */
-        private List<List<Job>> byAccount;
-
-        List<List<Job>> victimsByAccount() {
-            if (byAccount == null) {
-                ArrayList<List<Job>> lists = new ArrayList<>(allowed.length);
-                for (int a = 0; a < allowed.length; a++) {
-                    lists.add(new ArrayList<>(2));
-                }
-                for (Job r : cs.preemptible.countedJobs()) {
-                    if (r.accountId() < lists.size()) {
-                        lists.get(r.accountId()).add(r);
-                    }
-                }
-                for (List<Job> l : lists) {
-                    l.sort(java.util.Comparator.comparingLong(Job::seq));
-                }
-                byAccount = lists;
-            }
-            return byAccount;
-        }
-
-        DisplacementMemo(int accounts) {
-            allowed = new byte[accounts][];
-            unguarded = new byte[accounts][];
-            verdicts = new PreemptionVerdict[accounts][];
-            anyUnallocated = new byte[accounts];
-            anyAllocated = new byte[accounts];
-        }
-
-        private boolean guarded(int preemptor, int victim) {
-            return cs.thrash.blocks(preemptor, victim, t, config.goodput().noThrashMillis());
-        }
-
-        private static byte[] row(byte[][] m, int i) {
-            if (m[i] == null) {
-                m[i] = new byte[m.length];
-            }
-            return m[i];
-        }
-
-        boolean allowed(Job preemptor, Job victim) {
-            if (preemptor.accountId() == victim.accountId()) {
-                return false;
-            }
-            byte[] byVictim = row(allowed, preemptor.accountId());
-            byte a = byVictim[victim.accountId()];
-            if (a == 0) {
-                // the policy first: its no is the common answer, and cheaper than the guard's lookup
-                a = policyAllows(preemptor, victim) && !guarded(preemptor.accountId(), victim.accountId()) ? (byte) 1
-                        : (byte) 2;
-                byVictim[victim.accountId()] = a;
-            }
-            return a == 1;
-        }
-
-        /** The policy's answer by accounts if it gives one ({@link dev.allot.core.policy.AccountPairs}), else with the jobs. */
-        private boolean policyAllows(Job preemptor, Job victim) {
-            if (!pairsAsked) {
-                pairs = policy.accountPairs(PassContext.this);
-                pairsAsked = true;
-            }
-            return pairs != null ? pairs.allows(preemptor.account(), victim.account())
-                    : policy.allowsDisplacing(preemptor, victim, PassContext.this);
-        }
-
-        boolean unguarded(Job preemptor, int victimAccount) {
-            byte[] byVictim = row(unguarded, preemptor.accountId());
-            byte a = byVictim[victimAccount];
-            if (a == 0) {
-                a = guarded(preemptor.accountId(), victimAccount) ? (byte) 2 : (byte) 1;
-                byVictim[victimAccount] = a;
-            }
-            return a == 1;
-        }
-
-        /** The guard now bars {@code preemptor}'s account from {@code victim}'s for the rest of the pass. */
-        void barred(int preemptor, int victim) {
-            row(allowed, preemptor)[victim] = 2;
-            row(unguarded, preemptor)[victim] = 2;
-            anyUnallocated[preemptor] = 0;
-            anyAllocated[preemptor] = 0;
-        }
-
-        /**
-         * Whether the preemptor may displace someone: unallocated work its account is not guarded
-         * from, or, while the policy lets it displace allocated work now, allocated work it may
-         * displace. The two parts are kept per account for the pass (the guard resets them); the
-         * policy's live answer is asked each time.
-         */
-        boolean anyone(Job preemptor) {
-            int a = preemptor.accountId();
-            if (anyUnallocated[a] == 0) {
-                anyUnallocated[a] = findUnallocated(preemptor) ? (byte) 1 : (byte) 2;
-            }
-            if (anyUnallocated[a] == 1) {
-                return true;
-            }
-            if (!displacesAllocatedNow(preemptor)) {
-                return false;
-            }
-            if (anyAllocated[a] == 0) {
-                anyAllocated[a] = findAllocated(preemptor) ? (byte) 1 : (byte) 2;
-            }
-            return anyAllocated[a] == 1;
-        }
-
-        /** Account ids with preemptible work of the charge mode, built once per pass. */
-        int[] victimAccounts(boolean unallocated) {
-            int[] ids = unallocated ? unallocatedVictimAccounts : allocatedVictimAccounts;
-            if (ids == null) {
-                cs.preemptible.advanceTo(cs, t);
-                int bound = Math.min(cs.preemptible.accountBound(), allowed.length);
-                int n = 0;
-                int[] found = new int[bound];
-                for (int v = 0; v < bound; v++) {
-                    if (cs.preemptible.gpusOf(v, unallocated) > 0 && (unallocated || allocatedVictim(v) != null)) {
-                        found[n++] = v;
-                    }
-                }
-                ids = java.util.Arrays.copyOf(found, n);
-                if (unallocated) {
-                    unallocatedVictimAccounts = ids;
-                } else {
-                    allocatedVictimAccounts = ids;
-                }
-            }
-            return ids;
-        }
-
-        /** {@link PassContext#displacesUnallocatedOnly}, asked anew. */
-        boolean unallocatedOnly(Job preemptor) {
-            for (int v : victimAccounts(true)) {
-                if (!unguarded(preemptor, v)) {
-                    return false;
-                }
-            }
-            int a = preemptor.accountId();
-            if (!displacesAllocatedNow(preemptor)) {
-                return true;
-            }
-            if (anyAllocated[a] == 0) {
-                anyAllocated[a] = findAllocated(preemptor) ? (byte) 1 : (byte) 2;
-            }
-            return anyAllocated[a] == 2;
-        }
-
-        private boolean findUnallocated(Job preemptor) {
-            for (int v : victimAccounts(true)) {
-                if (unguarded(preemptor, v)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        private boolean findAllocated(Job preemptor) {
-            return anyAllocatedWhere(preemptor, v -> true);
-        }
-
-        /**
-         * Whether some account with preemptible allocated work that the policy lets the preemptor
-         * displace, and the guard does not bar, satisfies {@code also} (asked only of those).
-         */
-        boolean anyAllocatedWhere(Job preemptor, java.util.function.IntPredicate also) {
-            int[] ids = victimAccounts(false);
-            if (ids.length == 0) {
-                return false;
-            }
-            if (index == null) {
-                ArrayList<Job> candidates = new ArrayList<>(ids.length);
-                for (int v : ids) {
-                    candidates.add(allocatedVictim(v));
-                }
-                index = policy.displacementIndex(candidates, PassContext.this);
-                if (index == null) {
-                    index = (p, barred) -> {
-                        for (Job c : candidates) {
-                            if (!barred.test(c) && allowed((Job) p, c)) {
-                                return true;
-                            }
-                        }
-                        return false;
-                    };
-                }
-            }
-            int a = preemptor.accountId();
-            return index.anyAllowed(preemptor, c -> {
-                Job v = (Job) c;
-                return v.accountId() == a || guarded(a, v.accountId()) || !also.test(v.accountId());
-            });
-        }
-
-        private Job allocatedVictim(int account) {
-            if (allocatedVictimOf == null) {
-                allocatedVictimOf = new Job[allowed.length];
-                for (Job r : cs.preemptible.countedJobs()) {
-                    int a = r.accountId();
-                    // the lowest sequence number: the same job whatever the set's iteration order
-                    if (r.allocated() && a < allocatedVictimOf.length
-                            && (allocatedVictimOf[a] == null || r.seq() < allocatedVictimOf[a].seq())) {
-                        allocatedVictimOf[a] = r;
-                    }
-                }
-            }
-            return allocatedVictimOf[account];
-        }
-
-        PreemptionVerdict verdict(Job preemptor, Job victim) {
-            PreemptionVerdict[] byVictim = verdicts[preemptor.accountId()];
-            if (byVictim == null) {
-                byVictim = new PreemptionVerdict[verdicts.length];
-                verdicts[preemptor.accountId()] = byVictim;
-            }
-            PreemptionVerdict v = byVictim[victim.accountId()];
-            if (v == null) {
-                v = policy.mayDisplace(preemptor, victim, PassContext.this);
-                byVictim[victim.accountId()] = v;
-            }
-            return v;
-        }
     }
 
     /** A reservation holder and, once asked, whether it may preempt. */

@@ -61,7 +61,7 @@ final class WalkShortcuts {
     }
 
     final Failures failures;
-    /** Failures of accounts that may displace only unallocated work, shared among them. */
+    /** Failures shared among accounts by what they may displace. */
     final SharedFailures shared;
     private final PassContext p;
     private final ClusterState cs;
@@ -135,6 +135,25 @@ final class WalkShortcuts {
             } else {
                 own.add(replicas, gpus);
             }
+        }
+        return true;
+    }
+
+    /**
+     * In a full visit, before its victim search: whether the shared failures say the search would
+     * fail (for a job that could not take the fast path, say for free GPUs it might still find).
+     * If so, what the search would have recorded for its account is recorded: 1 x 1 if it would
+     * have found no victim at all.
+     */
+    boolean searchWouldFail(Job j, FailedShapes own, int replicas, int gpus) {
+        if (!reservationsFinal() || !shared.dominates(j, replicas, gpus)) {
+            return false;
+        }
+        if (shared.nothingToDisplace(j)) {
+            own.add(1, 1);
+            shared.failed(j, 1, 1);
+        } else {
+            own.add(replicas, gpus);
         }
         return true;
     }

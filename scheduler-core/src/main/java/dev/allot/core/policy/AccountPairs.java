@@ -9,4 +9,14 @@ package dev.allot.core.policy;
  */
 public interface AccountPairs {
     boolean allows(String preemptorAccount, String victimAccount);
+
+    /**
+     * Every account of the budget tree that {@link #allows} gives the preemptor, as whole subtrees:
+     * the accounts at or under one of the names returned, and no other account of the tree
+     * (accounts outside the tree are asked with {@code allows}). Lets the core compare what two
+     * preemptors may displace as sets. Null if the policy's answer has no such shape.
+     */
+    default java.util.List<String> allowedSubtrees(String preemptorAccount) {
+        return null;
+    }
 }

@@ -92,6 +92,26 @@ final class PassSides implements AccountPairs {
         return s.above == 1;
     }
 
+    /**
+     * The competitors, at each level of the preemptor's path, whose side the rule lets it displace:
+     * a victim's side is where its path leaves the preemptor's, so these subtrees hold exactly the
+     * accounts of the tree {@link #allows} accepts.
+     */
+    @Override
+    public List<String> allowedSubtrees(String preemptor) {
+        Side[] p = path(preemptor);
+        java.util.ArrayList<String> out = new java.util.ArrayList<>();
+        for (int i = 0; i < p.length; i++) {
+            double pr = ratio(p[i]);
+            for (Side vs : competitors(p, i)) {
+                if (vs != p[i] && policy.allowed(pr, ratio(vs)) && aboveProtectedShare(vs)) {
+                    out.add(vs.name);
+                }
+            }
+        }
+        return out;
+    }
+
     /** {@link BudgetPolicy#allowsDisplacing} by the accounts: the same outcomes as its comparison. */
     @Override
     public boolean allows(String preemptor, String victim) {

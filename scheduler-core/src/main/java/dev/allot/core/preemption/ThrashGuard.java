@@ -1,6 +1,7 @@
 package dev.allot.core.preemption;
 
 import java.util.HashMap;
+import java.util.function.IntConsumer;
 
 /**
  * No preemption cycles: after account A displaces a job of account B at t, B's jobs may not
@@ -9,7 +10,8 @@ import java.util.HashMap;
  * cluster, changed by {@link Preemptor}.
  */
 public final class ThrashGuard {
-    private final HashMap<Long, Long> lastDisplaced = new HashMap<>();
+    /** By victim account id, then preemptor account id: when the preemptor's job last displaced one of the victim's. */
+    private final HashMap<Integer, HashMap<Integer, Long>> byVictim = new HashMap<>();
     /**
      * By account id, the last time the account displaced anyone (never cleared, so at least as late
      * as its entries): most accounts displaced no one within the window, and the guard is asked for
@@ -18,47 +20,60 @@ public final class ThrashGuard {
     private long[] lastAsPreemptor = new long[0];
     private long sweptAt = Long.MIN_VALUE;
 
-    private static long key(int preemptor, int victim) {
-        return (long) preemptor << 32 | (victim & 0xffffffffL);
-    }
-
     /** Becomes a copy of {@code other} (same account ids on both sides). */
     public void copyFrom(ThrashGuard other) {
-        lastDisplaced.clear();
-        lastDisplaced.putAll(other.lastDisplaced);
+        byVictim.clear();
+        other.byVictim.forEach((victim, byPreemptor) -> byVictim.put(victim, new HashMap<>(byPreemptor)));
         lastAsPreemptor = other.lastAsPreemptor.clone();
         sweptAt = other.sweptAt;
     }
 
     /** {@code preemptor}'s job displaced a job of {@code victim} at {@code t}; entries older than {@code window} go. */
     public void displaced(int preemptor, int victim, long t, long window) {
-        if (preemptor != victim) {
-            sweep(t, window);
-            lastDisplaced.put(key(preemptor, victim), t);
-            if (preemptor >= lastAsPreemptor.length) {
-                int from = lastAsPreemptor.length;
-                lastAsPreemptor = java.util.Arrays.copyOf(lastAsPreemptor, Math.max(preemptor + 1, from * 2));
-                java.util.Arrays.fill(lastAsPreemptor, from, lastAsPreemptor.length, Long.MIN_VALUE / 4); // (no overflow in t - it)
-            }
-            lastAsPreemptor[preemptor] = Math.max(lastAsPreemptor[preemptor], t);
+        if (preemptor == victim) {
+            return;
         }
+        sweep(t, window);
+        byVictim.computeIfAbsent(victim, v -> new HashMap<>()).put(preemptor, t);
+        if (preemptor >= lastAsPreemptor.length) {
+            int from = lastAsPreemptor.length;
+            lastAsPreemptor = java.util.Arrays.copyOf(lastAsPreemptor, Math.max(preemptor + 1, from * 2));
+            java.util.Arrays.fill(lastAsPreemptor, from, lastAsPreemptor.length, Long.MIN_VALUE / 4); // (no overflow in t - it)
+        }
+        lastAsPreemptor[preemptor] = Math.max(lastAsPreemptor[preemptor], t);
     }
 
     /** Whether {@code preemptor}'s jobs may not displace {@code victim}'s at {@code t}: the reverse happened within {@code window}. */
     public boolean blocks(int preemptor, int victim, long t, long window) {
-        if (window <= 0 || preemptor == victim || lastDisplaced.isEmpty() || victim >= lastAsPreemptor.length
+        if (window <= 0 || preemptor == victim || victim >= lastAsPreemptor.length
                 || t - lastAsPreemptor[victim] > window) {
             return false;
         }
-        Long reverse = lastDisplaced.get(key(victim, preemptor));
+        HashMap<Integer, Long> displacedBy = byVictim.get(preemptor);
+        Long reverse = displacedBy == null ? null : displacedBy.get(victim);
         return reverse != null && t - reverse <= window;
     }
 
+    /** Each account whose jobs {@code account}'s may not displace at {@code t} ({@link #blocks}), in no particular order. */
+    public void forEachBlockedFor(int account, long t, long window, IntConsumer victim) {
+        HashMap<Integer, Long> displacedBy = window <= 0 ? null : byVictim.get(account);
+        if (displacedBy != null) {
+            displacedBy.forEach((preemptor, at) -> {
+                if (t - at <= window) {
+                    victim.accept(preemptor);
+                }
+            });
+        }
+    }
+
     private void sweep(long t, long window) {
-        if (t - sweptAt < window || lastDisplaced.isEmpty()) {
+        if (t - sweptAt < window || byVictim.isEmpty()) {
             return;
         }
         sweptAt = t;
-        lastDisplaced.values().removeIf(at -> t - at > window);
+        byVictim.values().removeIf(byPreemptor -> {
+            byPreemptor.values().removeIf(at -> t - at > window);
+            return byPreemptor.isEmpty();
+        });
     }
 }

@@ -9,6 +9,8 @@ import java.util.LinkedHashMap;
 public final class Jobs {
     private final LinkedHashMap<String, Job> byId = new LinkedHashMap<>();
     private final HashMap<String, Integer> accountIds = new HashMap<>();
+    /** Account names by id. */
+    private final java.util.ArrayList<String> accountNames = new java.util.ArrayList<>();
 
     public Job get(String jobId) {
         return byId.get(jobId);
@@ -20,13 +22,26 @@ public final class Jobs {
 
     /** A new job's dense account id (accounts get theirs on their first submit). */
     public int accountId(String account) {
-        return accountIds.computeIfAbsent(account, a -> accountIds.size());
+        Integer id = accountIds.get(account);
+        if (id == null) {
+            id = accountIds.size();
+            accountIds.put(account, id);
+            accountNames.add(account);
+        }
+        return id;
+    }
+
+    /** The account with this id. */
+    public String accountName(int id) {
+        return accountNames.get(id);
     }
 
     /** Gives every account the id it has in {@code other} (a copy keyed by the same ids); call before any job is added. */
     public void copyAccountIds(Jobs other) {
         accountIds.clear();
         accountIds.putAll(other.accountIds);
+        accountNames.clear();
+        accountNames.addAll(other.accountNames);
     }
 
     /** Accounts that have an id: the bound of every id given so far. */
