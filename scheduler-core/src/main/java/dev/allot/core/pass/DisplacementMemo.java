@@ -27,8 +27,6 @@ final class DisplacementMemo {
     private int[] unallocatedVictimAccounts;
     private int[] allocatedVictimAccounts;
     private dev.allot.core.policy.DisplacementIndex index;
-    private dev.allot.core.policy.AccountPairs pairs;
-    private boolean pairsAsked;
     /** By account id, one running preemptible allocated job (the policy is asked with jobs), built on first use. */
     private Job[] allocatedVictimOf;
     /** By account id, the running jobs preemptible at the first question (in sequence order), built on first use. */
@@ -92,10 +90,7 @@ final class DisplacementMemo {
 
     /** The policy's answer by accounts if it gives one ({@link dev.allot.core.policy.AccountPairs}), else with the jobs. */
     private boolean policyAllows(Job preemptor, Job victim) {
-        if (!pairsAsked) {
-            pairs = policy.accountPairs(p);
-            pairsAsked = true;
-        }
+        dev.allot.core.policy.AccountPairs pairs = p.accountPairs();
         return pairs != null ? pairs.allows(preemptor.account(), victim.account())
                 : policy.allowsDisplacing(preemptor, victim, p);
     }
@@ -171,10 +166,6 @@ final class DisplacementMemo {
     }
 
     private boolean findUnallocated(Job preemptor) {
-        VictimAccounts.Sets sets = p.victimAccounts().raw(preemptor);
-        if (sets != null) {
-            return !VictimAccounts.isEmpty(sets.unallocated());
-        }
         for (int v : victimAccounts(true)) {
             if (unguarded(preemptor, v)) {
                 return true;

@@ -340,6 +340,18 @@ public final class PassContext implements PolicyContext {
 
     private VictimAccounts victimAccounts;
 
+    /** The policy's answers by account for this pass ({@code SchedulingPolicy.accountPairs}), or null. */
+    dev.allot.core.policy.AccountPairs accountPairs() {
+        if (!accountPairsAsked) {
+            accountPairs = policy.accountPairs(this);
+            accountPairsAsked = true;
+        }
+        return accountPairs;
+    }
+
+    private dev.allot.core.policy.AccountPairs accountPairs;
+    private boolean accountPairsAsked;
+
     /**
      * Whether some running job the preemptor may displace now runs on a node {@code eligible} accepts
      * (found by walking the preemptible jobs account by

@@ -50,8 +50,6 @@ final class VictimAccounts {
     private final PassContext p;
     private final DisplacementMemo memo;
     private final int words;
-    private AccountPairs pairs;
-    private boolean pairsAsked;
     /** Account ids at or under each account of the tree, and the ids of accounts outside it. */
     private HashMap<String, long[]> under;
     private long[] outsideTree;
@@ -81,10 +79,7 @@ final class VictimAccounts {
 
     /** The sets before the share rule and the lane's rule (allocated victims as the policy and the guard allow), or null. */
     Sets raw(Job preemptor) {
-        if (!pairsAsked) {
-            pairs = p.policy.accountPairs(p);
-            pairsAsked = true;
-        }
+        AccountPairs pairs = p.accountPairs();
         if (pairs == null) {
             return null;
         }

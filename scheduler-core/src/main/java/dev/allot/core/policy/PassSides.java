@@ -20,6 +20,8 @@ final class PassSides implements AccountPairs {
         /** 0 not asked yet, 1 above its protected share, 2 not. */
         private byte above;
         private Side[] children;
+        /** The competitors this side may displace (as a preemptor's side at its level), once asked. */
+        private List<String> allowedAgainst;
 
         Side(String name) {
             this.name = name;
@@ -102,12 +104,17 @@ final class PassSides implements AccountPairs {
         Side[] p = path(preemptor);
         java.util.ArrayList<String> out = new java.util.ArrayList<>();
         for (int i = 0; i < p.length; i++) {
-            double pr = ratio(p[i]);
-            for (Side vs : competitors(p, i)) {
-                if (vs != p[i] && policy.allowed(pr, ratio(vs)) && aboveProtectedShare(vs)) {
-                    out.add(vs.name);
+            if (p[i].allowedAgainst == null) { // the same for every preemptor under this side
+                java.util.ArrayList<String> allowed = new java.util.ArrayList<>();
+                double pr = ratio(p[i]);
+                for (Side vs : competitors(p, i)) {
+                    if (vs != p[i] && policy.allowed(pr, ratio(vs)) && aboveProtectedShare(vs)) {
+                        allowed.add(vs.name);
+                    }
                 }
+                p[i].allowedAgainst = allowed;
             }
+            out.addAll(p[i].allowedAgainst);
         }
         return out;
     }
