@@ -50,6 +50,12 @@ public final class Explainer {
             PassOrder.Skip skip = cs.order().skipOf(j);
             hold = Hold.MISSING_RESOURCE;
             reservedFor = null;
+            int replicas = j.request().replicas();
+            int gpus = j.request().gpusPerReplica();
+            int able = Math.min(cs.ableNodes(gpus), replicas);
+            if (able < replicas) { // as the visit's shape check would have said
+                hold = Hold.NO_SUCH_SHAPE;
+            }
             if (skip != null) {
                 position = cs.order().positionIn(skip, j);
                 missing = j.unallocated() && skip.unallocatedKeptOff() ? UNALLOCATED_KEPT_OFF : null;
@@ -59,6 +65,9 @@ public final class Explainer {
                 missing = j.unallocated() && cs.order().stoppedWithUnallocatedKeptOff() ? UNALLOCATED_KEPT_OFF
                         : j.request().replicas() + " nodes with " + j.request().gpusPerReplica()
                                 + " free GPUs; no GPU is free and jobs ranked ahead found nothing they may preempt";
+            }
+            if (hold == Hold.NO_SUCH_SHAPE) {
+                missing = noSuchShape(replicas, gpus, cs.name, able);
             }
         }
         List<AccountRatio> ahead = cs.lastRanking().aheadOf(j.account());
@@ -133,5 +142,10 @@ public final class Explainer {
     /** A reservation's due time in words. */
     public static String due(long dueAt) {
         return dueAt == Long.MAX_VALUE ? "unknown (jobs there have no known end)" : ReasonFormat.time(dueAt);
+    }
+
+    /** What the shape check says of a job no live nodes can take (the visit's step (a)). */
+    public static String noSuchShape(int replicas, int gpus, String cluster, int able) {
+        return replicas + " live nodes with at least " + gpus + " GPUs; cluster " + cluster + " has " + able;
     }
 }

@@ -169,8 +169,7 @@ public final class ClusterPass {
         // (a) shape
         int able = Math.min(cs.ableNodes(gpus), replicas);
         if (able < replicas) {
-            note.held(Hold.NO_SUCH_SHAPE, replicas + " live nodes with at least " + gpus + " GPUs; cluster " + cs.name
-                    + " has " + able);
+            note.held(Hold.NO_SUCH_SHAPE, Explainer.noSuchShape(replicas, gpus, cs.name, able));
             if (j.allocated()) {
                 failed.walkedNotFailed.add(gpus, replicas, 1);
             }

@@ -117,6 +117,9 @@ final class WalkShortcuts {
         if (j.unallocated() && (cs.laneNodes.fits(gpus) || p.unallocatedBarredFromOpenNodes(j))) {
             return false;
         }
+        if (cs.ableNodes(gpus) < replicas) {
+            return false; // no such shape: its visit's shape check says so
+        }
         FailedShapes own = failures.preemption(j.accountId());
         boolean byShared = false;
         if (mayPreempt && !own.dominates(replicas, gpus) && mayDisplaceAtAll(j)) {

@@ -78,7 +78,10 @@ class SchedulerPropertiesTest {
      */
     @TestFactory
     Stream<DynamicTest> walkShortcutsChangeNothing() {
-        return LongStream.rangeClosed(1, 40).mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
+        return LongStream.concat(LongStream.rangeClosed(1, 40),
+                // 425: a job of no such shape (more replicas than able nodes) skipped by a shortcut was
+                // explained as missing resources, not as no such shape
+                LongStream.of(425)).mapToObj(seed -> DynamicTest.dynamicTest("seed " + seed, () -> {
             ScenarioDriver quick = new ScenarioDriver(seed, true).run(STEPS);
             ScenarioDriver full = new ScenarioDriver(seed, false).run(STEPS);
             assertThat(quick.decisions).isNotEmpty().isEqualTo(full.decisions);
