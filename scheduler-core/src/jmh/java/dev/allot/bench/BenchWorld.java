@@ -30,7 +30,10 @@ public final class BenchWorld {
 
     public final Scheduler s = new Scheduler(config(), policy());
 
-    /** {@code -Dbench.lane=off|unheld} to measure without the debug lane or without its held nodes. */
+    /**
+     * {@code -Dbench.lane=off|unheld} to measure without the debug lane or without its held nodes;
+     * {@code -Dbench.shortcuts=off} to walk every waiting job.
+     */
     private static dev.allot.core.SchedulerConfig config() {
         var c = dev.allot.core.SchedulerConfig.defaults();
         c = switch (RULES) {
@@ -38,6 +41,9 @@ public final class BenchWorld {
             case "previous" -> c.withGoodput(Goodput.defaults().withLaneDisplacingAllocated(true).withHeldReservations(false));
             default -> c;
         };
+        if (System.getProperty("bench.shortcuts", "on").equals("off")) {
+            c = c.withWalkShortcuts(false); // every waiting job visited: to check that shortcuts change nothing
+        }
         return switch (System.getProperty("bench.lane", "default")) {
             case "off" -> c.withDebugLane(dev.allot.core.ordering.DebugLane.off());
             case "unheld" -> c.withDebugLane(new dev.allot.core.ordering.DebugLane(15 * MIN, 8, 8, 0));
