@@ -59,11 +59,11 @@ public final class Explainer {
             if (skip != null) {
                 position = cs.order().positionIn(skip, j);
                 missing = j.unallocated() && skip.unallocatedKeptOff() ? UNALLOCATED_KEPT_OFF : null;
-                openNodesSeen = skip.openNodes(j.request().gpusPerReplica());
+                openNodesSeen = skip.openNodes(gpus);
             } else {
                 position = cs.order().positionAfterStop(j);
                 missing = j.unallocated() && cs.order().stoppedWithUnallocatedKeptOff() ? UNALLOCATED_KEPT_OFF
-                        : j.request().replicas() + " nodes with " + j.request().gpusPerReplica()
+                        : replicas + " nodes with " + gpus
                                 + " free GPUs; no GPU is free and jobs ranked ahead found nothing they may preempt";
             }
             if (hold == Hold.NO_SUCH_SHAPE) {

@@ -26,7 +26,6 @@ final class DisplacementMemo {
     private final byte[] anyAllocated;
     private int[] unallocatedVictimAccounts;
     private int[] allocatedVictimAccounts;
-    private dev.allot.core.policy.DisplacementIndex index;
     /** By account id, one running preemptible allocated job (the policy is asked with jobs), built on first use. */
     private Job[] allocatedVictimOf;
     /** By account id, the running jobs preemptible at the first question (in sequence order), built on first use. */
@@ -187,32 +186,12 @@ final class DisplacementMemo {
      * displace, and the guard does not bar, satisfies {@code also} (asked only of those).
      */
     boolean anyAllocatedWhere(Job preemptor, java.util.function.IntPredicate also) {
-        int[] ids = victimAccounts(false);
-        if (ids.length == 0) {
-            return false;
-        }
-        if (index == null) {
-            ArrayList<Job> candidates = new ArrayList<>(ids.length);
-            for (int v : ids) {
-                candidates.add(allocatedVictim(v));
-            }
-            index = policy.displacementIndex(candidates, p);
-            if (index == null) {
-                index = (p, barred) -> {
-                    for (Job c : candidates) {
-                        if (!barred.test(c) && allowed((Job) p, c)) {
-                            return true;
-                        }
-                    }
-                    return false;
-                };
+        for (int v : victimAccounts(false)) {
+            if (allowed(preemptor, allocatedVictim(v)) && also.test(v)) {
+                return true;
             }
         }
-        int a = preemptor.accountId();
-        return index.anyAllowed(preemptor, c -> {
-            Job v = (Job) c;
-            return v.accountId() == a || guarded(a, v.accountId()) || !also.test(v.accountId());
-        });
+        return false;
     }
 
     private Job allocatedVictim(int account) {

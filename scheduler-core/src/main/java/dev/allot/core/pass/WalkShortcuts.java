@@ -131,8 +131,7 @@ final class WalkShortcuts {
         if (!freeHeld(j, replicas, gpus) || !p.policy.admits(j, p)) {
             return false;
         }
-        // (a full visit of a job of no such shape stops at the shape check: it records nothing)
-        if (byShared && cs.ableNodes(gpus) >= replicas) {
+        if (byShared) {
             if (shared.nothingToDisplace(j)) {
                 own.add(1, 1);
             } else {

@@ -147,55 +147,6 @@ public final class BudgetPolicy implements SchedulingPolicy {
         return compare(preemptor, victim, ctx).allowed();
     }
 
-    /**
-     * By the tree: a candidate is allowed when it lies under a sibling of one of the preemptor's
-     * ancestors (or the preemptor itself) whose ratio passes {@link #allowed} against that ancestor's
-     * and whose side runs above its protected share; or when its account has left the tree. So a
-     * preemptor is answered in O(depth x siblings), not O(accounts).
-     */
-    @Override
-    public DisplacementIndex displacementIndex(List<? extends JobView> candidates, PolicyContext ctx) {
-        PassSides sides = new PassSides(this, ctx);
-        java.util.IdentityHashMap<PassSides.Side, List<JobView>> under = new java.util.IdentityHashMap<>();
-        List<JobView> withoutBudget = new java.util.ArrayList<>();
-        for (JobView c : candidates) {
-            PassSides.Side[] path = sides.path(c.account());
-            if (path.length == 0) {
-                withoutBudget.add(c);
-            }
-            for (PassSides.Side a : path) {
-                under.computeIfAbsent(a, k -> new java.util.ArrayList<>(2)).add(c);
-            }
-        }
-        return (preemptor, barred) -> {
-            PassSides.Side[] path = sides.path(preemptor.account());
-            if (path.length == 0) {
-                return false;
-            }
-            for (JobView c : withoutBudget) {
-                if (!barred.test(c)) {
-                    return true;
-                }
-            }
-            for (int i = 0; i < path.length; i++) {
-                PassSides.Side ps = path[i];
-                double pr = sides.ratio(ps);
-                for (PassSides.Side vs : sides.competitors(path, i)) {
-                    List<JobView> cs = under.get(vs);
-                    if (cs == null || vs == ps || !allowed(pr, sides.ratio(vs)) || !sides.aboveProtectedShare(vs)) {
-                        continue;
-                    }
-                    for (JobView c : cs) {
-                        if (!barred.test(c)) {
-                            return true;
-                        }
-                    }
-                }
-            }
-            return false;
-        };
-    }
-
     /** {@link #allowsDisplacing} by the accounts, for one pass: the answer depends on nothing else. */
     @Override
     public AccountPairs accountPairs(PolicyContext ctx) {

@@ -13,7 +13,7 @@ import java.util.List;
 final class PassSides implements AccountPairs {
 
     /** One account of the tree as a side: the same object on every path through it. */
-    static final class Side {
+    private static final class Side {
         final String name;
         private boolean read;
         private double ratio;
@@ -46,7 +46,7 @@ final class PassSides implements AccountPairs {
     }
 
     /** The account's path from its root, empty if it is not in the tree. */
-    Side[] path(String account) {
+    private Side[] path(String account) {
         Side[] p = paths.get(account);
         if (p == null) {
             List<String> names = tree.path(account);
@@ -65,7 +65,7 @@ final class PassSides implements AccountPairs {
     }
 
     /** The sides that compete with {@code path[level]}: its siblings and itself. */
-    Side[] competitors(Side[] path, int level) {
+    private Side[] competitors(Side[] path, int level) {
         if (level == 0) {
             if (roots == null) {
                 roots = sides(tree.roots());
@@ -79,7 +79,7 @@ final class PassSides implements AccountPairs {
         return parent.children;
     }
 
-    double ratio(Side s) {
+    private double ratio(Side s) {
         if (!s.read) {
             s.ratio = ctx.usage(s.name).ratio();
             s.read = true;
@@ -87,7 +87,7 @@ final class PassSides implements AccountPairs {
         return s.ratio;
     }
 
-    boolean aboveProtectedShare(Side s) {
+    private boolean aboveProtectedShare(Side s) {
         if (s.above == 0) {
             s.above = policy.aboveProtectedShare(s.name, ctx) ? (byte) 1 : (byte) 2;
         }

@@ -122,15 +122,6 @@ public interface SchedulingPolicy {
     PreemptionVerdict mayDisplace(JobView preemptor, JobView victim, PolicyContext ctx);
 
     /**
-     * For one pass: an index over {@code candidates} (one running allocated job per account with
-     * preemptible work, the same list for the whole pass) that answers whether a preemptor may
-     * displace any of them. Null (the default): the core asks {@link #allowsDisplacing} pair by pair.
-     */
-    default DisplacementIndex displacementIndex(java.util.List<? extends JobView> candidates, PolicyContext ctx) {
-        return null;
-    }
-
-    /**
      * For one pass: {@link #allowsDisplacing} asked by the two accounts, for a policy whose answer
      * depends on nothing else ({@link AccountPairs}). Null (the default): the core asks
      * {@code allowsDisplacing} with the jobs.
