@@ -104,5 +104,13 @@ public class EstimateBenchmark {
         System.out.printf(java.util.Locale.ROOT,
                 "estimate refresh: %d waiting, %d placed within the horizon; CPU ms: best %.1f, mean of rounds 2-%d %.1f%n",
                 last.size(), placed, best / 1e6, rounds, total / 1e6 / Math.max(1, rounds - 1));
+        // what the estimates are, to compare two builds: the mean expected wait and a digest of every estimate
+        double meanWaitMin = last.values().stream().mapToLong(x -> x.expectedStartMillis() - w.now).average().orElse(0)
+                / BenchWorld.MIN;
+        long digest = 1;
+        for (StartEstimate x : last.values()) {
+            digest = 31 * digest + x.jobId().hashCode() * 17L + x.expectedStartMillis() + x.basis().ordinal();
+        }
+        System.out.printf(java.util.Locale.ROOT, "estimates: mean expected wait %.2f min, digest %x%n", meanWaitMin, digest);
     }
 }

@@ -4,6 +4,7 @@ import dev.allot.core.Decision;
 import dev.allot.core.JobState;
 import dev.allot.core.JobView;
 import dev.allot.core.Scheduler;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -138,15 +139,17 @@ public final class ForwardRun {
             long stepEnd = Math.min(horizonEnd, // (a start past the horizon is BEYOND_HORIZON)
                     next + Math.max(steps.minStepMillis(), (long) ((next - now) * steps.stepFraction())));
             long last = next;
+            ArrayList<Scheduler.JobEnd> ended = new ArrayList<>();
             while (!ends.isEmpty() && ends.peek().atMillis() <= stepEnd) {
                 End e = ends.poll();
                 if (stale(e)) {
                     continue;
                 }
-                sim.jobFinished(e.atMillis(), e.jobId());
+                ended.add(new Scheduler.JobEnd(e.atMillis(), e.jobId()));
                 weakest.merge(e.cluster(), e.basis(), ForwardRun::weaker);
                 last = Math.max(last, e.atMillis());
             }
+            sim.jobsFinished(ended);
             wakes.headSet(last, true).clear();
             t = Math.max(t, last);
         }

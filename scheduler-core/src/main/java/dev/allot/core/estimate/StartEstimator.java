@@ -121,8 +121,9 @@ public final class StartEstimator {
         }
         SchedulingPolicy policy = preemption ? live.policy() : new WithoutPreemption(live.policy());
         SchedulerConfig config = live.config().withUsageFeed(UsageFeed.RUNNING_JOBS);
-        return new ForwardRun(live.nowMillis(), queue, live.copy(config, policy), runTimes.snapshot(), horizonMillis,
-                steps);
+        Scheduler sim = live.copy(config, policy);
+        sim.writeReasons(false);
+        return new ForwardRun(live.nowMillis(), queue, sim, runTimes.snapshot(), horizonMillis, steps);
     }
 
     /**

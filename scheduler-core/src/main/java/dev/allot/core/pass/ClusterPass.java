@@ -274,6 +274,6 @@ public final class ClusterPass {
         cs.place(j, nodes, p.t, j.unallocated() || !policy.contractsProtect(), cs.inLaneGroup(j));
         p.placed(j);
         out.add(new Decision.Place(j.jobId(), j.account(), cs.name, j.placement(), j.chargeMode(),
-                j.protectedUntilMillis(), Explainer.placed(j, position, ranking, how, p.config.debugLane())));
+                j.protectedUntilMillis(), p.reasons ? Explainer.placed(j, position, ranking, how, p.config.debugLane()) : ""));
     }
 }

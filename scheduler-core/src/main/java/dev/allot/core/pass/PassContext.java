@@ -34,6 +34,8 @@ public final class PassContext implements PolicyContext {
     /** The pass's number (every cluster's pass in one {@code schedule} call shares it). */
     public final long passNo;
     public final SchedulerConfig config;
+    /** Whether placements and preemptions carry their reasons (a forward run reads none). */
+    public final boolean reasons;
     public final SchedulingPolicy policy;
     public final Jobs jobs;
     private final BudgetTree tree;
@@ -49,6 +51,13 @@ public final class PassContext implements PolicyContext {
     /** A pass over {@code cs} at {@code t}; the window usage is read from {@code ledger} now, once. */
     public PassContext(ClusterState cs, long t, long passNo, SchedulerConfig config, SchedulingPolicy policy,
             BudgetTree tree, UsageLedger ledger, Jobs jobs) {
+        this(cs, t, passNo, config, policy, tree, ledger, jobs, true);
+    }
+
+    /** @param reasons whether decisions carry their reasons (see {@code Scheduler.writeReasons}) */
+    public PassContext(ClusterState cs, long t, long passNo, SchedulerConfig config, SchedulingPolicy policy,
+            BudgetTree tree, UsageLedger ledger, Jobs jobs, boolean reasons) {
+        this.reasons = reasons;
         this.cs = cs;
         this.t = t;
         this.passNo = passNo;

@@ -70,7 +70,9 @@ public final class Preemptor {
             boolean keep = v.request().resumable();
             ClusterState.Released released = cs.requeue(v, p.t, keep);
             String why;
-            if (verdict == null) {
+            if (!p.reasons) {
+                why = "";
+            } else if (verdict == null) {
                 why = "unallocated jobs may be displaced at any time by allocated work: preempted by job " + j.jobId()
                         + " (account " + j.account() + ")";
             } else if (byRight) {
@@ -81,8 +83,10 @@ public final class Preemptor {
                 why = "preempted by job " + j.jobId() + " (account " + j.account() + "): past its protected window and "
                         + verdict.reason();
             }
-            why += keep ? "; resumable, requeued keeping its submit time"
-                    : "; not resumable, requeued to restart from scratch";
+            if (p.reasons) {
+                why += keep ? "; resumable, requeued keeping its submit time"
+                        : "; not resumable, requeued to restart from scratch";
+            }
             out.add(new Decision.Preempt(v.jobId(), v.account(), j.jobId(), j.account(), v.chargeMode(),
                     verdict == null ? Double.NaN : verdict.victimRatio(),
                     verdict == null ? Double.NaN : verdict.preemptorRatio(), keep, why, released.placement(),
