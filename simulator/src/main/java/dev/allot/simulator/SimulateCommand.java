@@ -3,11 +3,13 @@ package dev.allot.simulator;
 import dev.allot.core.SchedulerConfig;
 import dev.allot.core.contract.Contract;
 import dev.allot.core.Goodput;
+import dev.allot.core.estimate.StartEstimator;
 import dev.allot.core.ordering.DebugLane;
 import dev.allot.core.policy.SchedulingPolicy;
 import dev.allot.simulator.engine.EventSink;
 import dev.allot.simulator.engine.RunResult;
 import dev.allot.simulator.engine.Simulation;
+import dev.allot.simulator.engine.StartEstimates;
 import dev.allot.simulator.policy.Policies;
 import dev.allot.simulator.report.EventsCsv;
 import dev.allot.simulator.report.HtmlReport;
@@ -198,11 +200,39 @@ public final class SimulateCommand implements Callable<Integer> {
             description = "Measure the expected start's accuracy (at each submission and hourly while a job waits, against a Slurm-style baseline) in the policies' runs; adds startEstimate to summary.json and the report (default: ${DEFAULT-VALUE}).")
     boolean startEstimates;
 
+    @Option(names = "--estimate-steps", defaultValue = "200,60,0.05,1800", paramLabel = "PASSES,MIN_STEP_S,FRACTION,TICK_S",
+            description = "How the measured estimates' forward run steps: at most PASSES passes, ends within MIN_STEP_S seconds"
+                    + " or FRACTION of the look-ahead taken together, a pass at least every TICK_S seconds (default: the"
+                    + " scheduler-service's, ${DEFAULT-VALUE}).")
+    String estimateSteps;
+
+    @Option(names = "--estimate-oracle", defaultValue = "NONE", paramLabel = "TOLD",
+            description = "Diagnosis only: tell the measured estimates what no live scheduler knows, the run's exact run"
+                    + " times (RUN_TIMES), the trace's future submissions (ARRIVALS) or both (BOTH), to see how much of the"
+                    + " error each leaves; every sample goes to start-estimates-POLICY.csv as always (default: ${DEFAULT-VALUE}).")
+    StartEstimates.Oracle estimateOracle;
+
     @Option(names = "--quiet", description = "No progress output.")
     boolean quiet;
 
     PrintStream stdout = System.out;
     PrintStream stderr = System.err;
+
+    /** {@code --estimate-steps}: PASSES,MIN_STEP_S,FRACTION,TICK_S. */
+    static StartEstimator.Steps estimateSteps(String spec) {
+        String[] p = spec.split(",");
+        if (p.length != 4) {
+            throw new IllegalArgumentException("--estimate-steps needs PASSES,MIN_STEP_S,FRACTION,TICK_S, e.g."
+                    + " 200,60,0.05,1800; got '" + spec + "'");
+        }
+        try {
+            return new StartEstimator.Steps(Integer.parseInt(p[0].trim()), Long.parseLong(p[1].trim()) * 1000,
+                    Double.parseDouble(p[2].trim()), Long.parseLong(p[3].trim()) * 1000);
+        } catch (IllegalArgumentException e) { // (NumberFormatException too)
+            throw new IllegalArgumentException("--estimate-steps '" + spec + "': " + e.getMessage()
+                    + " (PASSES >= 1, MIN_STEP_S >= 0, FRACTION >= 0, TICK_S > 0)");
+        }
+    }
 
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
@@ -290,6 +320,7 @@ public final class SimulateCommand implements Callable<Integer> {
             scenarios.add(v);
             variantNames.add(v.rule().name());
         }
+        StartEstimator.Steps steps = estimateSteps(estimateSteps);
         Progress progress = new Progress(names.toArray(String[]::new), System.console() != null, quiet, stderr);
         int nThreads = threads > 0 ? threads : Math.min(4, Runtime.getRuntime().availableProcessors());
         ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, nThreads), r -> {
@@ -311,7 +342,7 @@ public final class SimulateCommand implements Callable<Integer> {
                 futures.add(pool.submit(() -> {
                     SchedulingPolicy policy = Policies.create(policyName, sc, preemptionMargin, protectedRatio, protectedFraction);
                     return new Simulation(sc, policy, variant, opts, sink == null ? EventSink.NONE : sink, listener)
-                            .estimatingStarts(startEstimates && !isVariant).run();
+                            .estimatingStarts(startEstimates && !isVariant).estimating(steps, estimateOracle).run();
                 }));
             }
             List<RunResult> runs = new ArrayList<>();
@@ -344,6 +375,11 @@ public final class SimulateCommand implements Callable<Integer> {
             Files.createDirectories(out);
             double wall = (System.nanoTime() - wallStart) / 1e9;
             Files.writeString(out.resolve("summary.json"), SummaryJson.summary(base, wall, runs));
+            for (RunResult r : runs) {
+                if (r.startEstimate() != null) {
+                    Files.writeString(out.resolve("start-estimates-" + r.policy() + ".csv"), r.startEstimate().rowsCsv());
+                }
+            }
             List<RunResult> all = new ArrayList<>(runs);
             all.addAll(variantRuns);
             Files.writeString(out.resolve("details.json"), SummaryJson.details(base, all, variantScenarios));

@@ -1,6 +1,7 @@
 package dev.allot.core.estimate;
 
 import dev.allot.core.Decision;
+import dev.allot.core.JobRequest;
 import dev.allot.core.JobState;
 import dev.allot.core.JobView;
 import dev.allot.core.Scheduler;
@@ -32,6 +33,8 @@ public final class ForwardRun {
     private final StartEstimator.Steps steps;
     private boolean ran;
     private int passes;
+    /** Jobs submitted into the copy as the run reaches their submit times, in that order. */
+    private List<JobRequest> arrivals = List.of();
 
     ForwardRun(long now, List<String> queue, Scheduler sim, RunTimeModel runTimes, long horizonMillis,
             StartEstimator.Steps steps) {
@@ -51,6 +54,30 @@ public final class ForwardRun {
     /** How many jobs waited then (each gets an estimate). */
     public int waitingJobs() {
         return queue.size();
+    }
+
+    /**
+     * Jobs to submit into the copy while it runs, each at its submit time (at the pass that reaches
+     * it, like the ends), sorted here by submit time; those at or before {@link #nowMillis} are
+     * left out. The estimate the service publishes assumes no arrivals: this is for a diagnosis or
+     * a what-if that knows them (the simulator gives the trace's own). They get no estimate of their
+     * own; their runs end after the model's expected run.
+     *
+     * @throws IllegalStateException once the run ran
+     */
+    public ForwardRun arrivals(List<JobRequest> jobs) {
+        if (ran) {
+            throw new IllegalStateException("arrivals are given before the run");
+        }
+        ArrayList<JobRequest> sorted = new ArrayList<>();
+        for (JobRequest r : jobs) {
+            if (r.submitTimeMillis() > now) {
+                sorted.add(r);
+            }
+        }
+        sorted.sort(java.util.Comparator.comparingLong(JobRequest::submitTimeMillis));
+        arrivals = sorted;
+        return this;
     }
 
     /** Passes the run took (0 before it ran, and when nothing waited). */
@@ -98,6 +125,7 @@ public final class ForwardRun {
         }
         long horizonEnd = now + horizonMillis;
         long t = now;
+        int arrived = 0;
         while (true) {
             List<Decision> decisions = sim.schedule(t);
             passes++;
@@ -123,12 +151,16 @@ public final class ForwardRun {
             while (!ends.isEmpty() && stale(ends.peek())) {
                 ends.poll();
             }
-            if (ends.isEmpty()) {
+            boolean arrivalsLeft = arrived < arrivals.size();
+            if (ends.isEmpty() && !arrivalsLeft) {
                 break; // nothing runs: nothing frees GPUs any more, no one to displace
             }
             long ahead = t - now;
-            long next = Math.min(ends.peek().atMillis(),
+            long next = Math.min(ends.isEmpty() ? Long.MAX_VALUE : ends.peek().atMillis(),
                     t + Math.max(steps.tickMillis(), (long) (ahead * steps.stepFraction() * 5)));
+            if (arrivalsLeft) {
+                next = Math.min(next, Math.max(t + 1, arrivals.get(arrived).submitTimeMillis()));
+            }
             Long wake = wakes.higher(t);
             if (wake != null) {
                 next = Math.min(next, wake);
@@ -150,6 +182,11 @@ public final class ForwardRun {
                 last = Math.max(last, e.atMillis());
             }
             sim.jobsFinished(ended);
+            while (arrived < arrivals.size() && arrivals.get(arrived).submitTimeMillis() <= stepEnd) {
+                JobRequest a = arrivals.get(arrived++);
+                sim.submit(a.submitTimeMillis(), a);
+                last = Math.max(last, a.submitTimeMillis());
+            }
             wakes.headSet(last, true).clear();
             t = Math.max(t, last);
         }

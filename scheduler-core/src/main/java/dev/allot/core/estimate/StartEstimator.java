@@ -40,6 +40,10 @@ import java.util.Map;
  *       {@link Steps#maxSteps} passes, or when nothing runs any more (nothing can free GPUs).
  * </ol>
  *
+ * <p>No arrivals unless told: {@link ForwardRun#arrivals} submits known jobs into the copy as it
+ * reaches their times (the simulator's diagnosis of the error; the service publishes estimates
+ * without them).
+ *
  * <p>A job's estimate is the time of the pass that first placed it. Its basis is the weakest
  * run-time basis (DECLARED, then LEARNED, then DEFAULT) among the expected ends of its cluster the
  * forward run had passed when it placed the job: all of them, not only those on the nodes it got,

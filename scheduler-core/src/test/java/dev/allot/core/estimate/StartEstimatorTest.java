@@ -61,6 +61,33 @@ class StartEstimatorTest {
     }
 
     @Test
+    void knownArrivalsRankedAheadDelayTheStartAndPastOnesAreLeftOut() {
+        // given one 8-GPU node running a's job declared for 1 h, a's 8-GPU job waiting behind it,
+        // and team b (nothing used: ranked ahead of a) known to submit an 8-GPU job for 2 h in 30 min
+        world(1, "a", "b");
+        submitAndPass(T0, job("run", "a", 1, 8, HOUR, HOUR, T0));
+        submitAndPass(T0 + 10 * MIN, job("wait", "a", 1, 8, HOUR, HOUR, T0 + 10 * MIN));
+        JobRequest later = job("b1", "b", 1, 8, HOUR, 2 * HOUR, T0 + 40 * MIN);
+        JobRequest past = job("b0", "b", 1, 8, HOUR, 2 * HOUR, T0 + 5 * MIN);
+
+        // when estimated without arrivals, with the one stamped before the copy's time, and with both
+        Map<String, StartEstimate> without = estimator.estimate(s);
+        Map<String, StartEstimate> pastOnly = estimator.prepare(s).arrivals(List.of(past)).run();
+        ForwardRun run = estimator.prepare(s).arrivals(List.of(later, past));
+        Map<String, StartEstimate> with = run.run();
+
+        // then without, it starts when the running job ends, and the past arrival is left out; with
+        // b's, b's job takes the node at that end (ranked ahead) and a's job, which holds the node's
+        // reservation, displaces it when its protected hour is over (the core's reservation right)
+        assertThat(without.get("wait").expectedStartMillis()).isEqualTo(T0 + HOUR);
+        assertThat(pastOnly).isEqualTo(without);
+        assertThat(with).containsOnlyKeys("wait"); // arrivals get no estimate of their own
+        assertThat(with.get("wait").expectedStartMillis()).isEqualTo(T0 + 2 * HOUR);
+        assertThatThrownBy(() -> run.arrivals(List.of(later))).isInstanceOf(IllegalStateException.class);
+        assertThat(s.job("b1")).isEmpty(); // the live core never saw them
+    }
+
+    @Test
     void aChainOfTwoStartsOneAfterTheOther() {
         world(1, "a");
         submitAndPass(T0, job("run", "a", 1, 8, HOUR, HOUR, T0));

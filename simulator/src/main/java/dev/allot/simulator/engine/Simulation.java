@@ -8,6 +8,7 @@ import dev.allot.core.ReplicaPlacement;
 import dev.allot.core.Scheduler;
 import dev.allot.core.Goodput;
 import dev.allot.core.SchedulerConfig;
+import dev.allot.core.estimate.StartEstimator;
 import dev.allot.core.metrics.ClusterMetrics;
 import dev.allot.core.metrics.JobClass;
 import dev.allot.core.ordering.DebugLane;
@@ -91,6 +92,8 @@ public final class Simulation {
     private final EventSink sink;
     private final DoubleConsumer progress;
     private boolean startEstimates;
+    private StartEstimator.Steps estimateSteps = StartEstimator.Steps.defaults();
+    private StartEstimates.Oracle oracle = StartEstimates.Oracle.NONE;
 
     public Simulation(Scenario scenario, SchedulingPolicy policy, String variant, Options options, EventSink sink,
             DoubleConsumer progress) {
@@ -108,12 +111,67 @@ public final class Simulation {
         return this;
     }
 
+    /** How the measured estimates step, and what they are told beyond a live scheduler's knowledge. */
+    public Simulation estimating(StartEstimator.Steps steps, StartEstimates.Oracle told) {
+        this.estimateSteps = steps;
+        this.oracle = told;
+        return this;
+    }
+
     private record Timed(long atMillis, int job, int seq) implements Comparable<Timed> {
         @Override
         public int compareTo(Timed o) {
             int c = Long.compare(atMillis, o.atMillis);
             return c != 0 ? c : Integer.compare(job, o.job);
         }
+    }
+
+    /** The run's exact figures for an estimate oracle: it reads the run's arrays as they stand. */
+    private StartEstimates.Truth truth(List<SimJob> jobs, Map<String, Integer> index, long[] remaining,
+            long[] placedAt, byte[] state) {
+        long[] submitted = new long[jobs.size()];
+        for (int i = 0; i < jobs.size(); i++) {
+            submitted[i] = jobs.get(i).submitSeconds() * 1000; // in trace order, so sorted
+        }
+        return new StartEstimates.Truth() {
+            @Override
+            public long remainingMillis(String jobId, long now) {
+                int j = index.get(jobId);
+                return state[j] == RUNNING ? Math.max(0, placedAt[j] + remaining[j] - now) : remaining[j];
+            }
+
+            @Override
+            public List<JobRequest> submitted(long from, long to) {
+                List<JobRequest> out = new ArrayList<>();
+                int i = upperBound(submitted, from);
+                for (; i < submitted.length && submitted[i] <= to; i++) {
+                    out.add(request(jobs.get(i), options.durationHints() ? remaining[i] : -1)); // as the run submits it
+                }
+                return out;
+            }
+        };
+    }
+
+    /** The core's request for a trace job, with the expected duration given (or -1). */
+    private static JobRequest request(SimJob job, long expectedMillis) {
+        return new JobRequest(job.jobId(), job.team(), CLUSTER, job.replicas(), job.gpusPerReplica(),
+                job.minRuntimeSeconds() * 1000, job.resumable(), job.debug() ? 1 : 0, job.submitSeconds() * 1000,
+                expectedMillis);
+    }
+
+    /** First index whose value is greater than {@code v} in a sorted array. */
+    private static int upperBound(long[] a, long v) {
+        int lo = 0;
+        int hi = a.length;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (a[mid] <= v) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     public RunResult run() {
@@ -151,16 +209,19 @@ public final class Simulation {
         for (SimJob job : jobs) {
             longestRun = Math.max(longestRun, job.durationSeconds() * 1000);
         }
-        StartEstimates estimates = startEstimates ? new StartEstimates(n, longestRun) : null;
         ClusterMetrics metrics = new ClusterMetrics(scenario.periodSeconds(), capacity, scenario.fractions());
 
         Map<String, Integer> index = new HashMap<>(n * 2);
         for (int i = 0; i < n; i++) {
             index.put(jobs.get(i).jobId(), i);
         }
-        byte[] state = new byte[n];
+        // (the arrays the truth reads are filled below, before the first refresh)
         long[] remaining = new long[n];
         long[] placedAt = new long[n];
+        byte[] state = new byte[n];
+        StartEstimates estimates = startEstimates
+                ? new StartEstimates(n, longestRun, estimateSteps, oracle, truth(jobs, index, remaining, placedAt, state))
+                : null;
         long[] firstPlaced = new long[n];
         int[] seq = new int[n];
         // a large job's first reservation (ms), and whether its head-of-line time has been counted
@@ -272,12 +333,10 @@ public final class Simulation {
                 int j = nextArrival++;
                 SimJob job = jobs.get(j);
                 long submitMs = job.submitSeconds() * 1000;
-                JobRequest req = new JobRequest(job.jobId(), job.team(), CLUSTER, job.replicas(), job.gpusPerReplica(),
-                        job.minRuntimeSeconds() * 1000, job.resumable(), job.debug() ? 1 : 0, submitMs,
-                        options.durationHints() ? remaining[j] : -1);
+                JobRequest req = request(job, options.durationHints() ? remaining[j] : -1);
                 core.submit(now, req);
                 if (estimates != null && submitMs >= warmMs) {
-                    estimates.submitted(j, submitMs);
+                    estimates.submitted(j, req, submitMs);
                 }
                 state[j] = WAITING;
                 waiting++;

@@ -3,12 +3,14 @@ package dev.allot.simulator.engine;
 import dev.allot.core.JobRequest;
 import dev.allot.core.Scheduler;
 import dev.allot.core.SchedulerConfig;
+import dev.allot.core.estimate.ForwardRun;
 import dev.allot.core.estimate.LearnedRunTimes;
 import dev.allot.core.estimate.RunTimeModel;
 import dev.allot.core.estimate.StartEstimate;
 import dev.allot.core.estimate.StartEstimator;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.function.IntPredicate;
@@ -36,6 +38,10 @@ import java.util.function.IntFunction;
  * duration in the scenario's trace (a partition's maximum run time, as a site without per-job
  * limits would set it).
  *
+ * <p>Diagnosis ({@link Oracle}, off by default): the estimator may be told what a live scheduler
+ * cannot know, the simulation's exact run times and the trace's future submissions, to measure
+ * how much of the error each leaves; {@link Accuracy#rows} keeps every sample for analysis.
+ *
  * <p>Figures ({@link Accuracy}) over the jobs whose actual wait exceeded {@link #MIN_WAIT_MILLIS}
  * and that started within the run: the headline uses each job's submission sample only (one per
  * job); {@code hourly} the same figures over every sample, submission and hourly ones.
@@ -56,22 +62,54 @@ public final class StartEstimates {
         }
     }
 
-    private record Sample(int job, long atMillis, long estimate, long baseline, boolean atSubmission) {
+    private record Sample(int job, long atMillis, long estimate, long baseline, boolean atSubmission,
+            StartEstimate.Basis basis) {
+    }
+
+    /** What the estimator is told beyond what a live scheduler knows (a diagnosis of the error only). */
+    public enum Oracle {
+        NONE, RUN_TIMES, ARRIVALS, BOTH;
+
+        boolean runTimes() {
+            return this == RUN_TIMES || this == BOTH;
+        }
+
+        boolean arrivals() {
+            return this == ARRIVALS || this == BOTH;
+        }
+    }
+
+    /** The simulation's exact figures, for an {@link Oracle}. */
+    interface Truth {
+        /** A running job's time left at {@code now}; a waiting job's next run. */
+        long remainingMillis(String jobId, long now);
+
+        /** The jobs the trace submits in ({@code from}, {@code to}], as the core gets them. */
+        List<JobRequest> submitted(long from, long to);
     }
 
     private final LearnedRunTimes learned = new LearnedRunTimes(DEFAULT_RUN_MILLIS);
+    private final Oracle oracle;
+    private final Truth truth;
     private final StartEstimator estimator;
     private final StartEstimator baseline;
     private final PriorityQueue<Due> due = new PriorityQueue<>();
     private final long[] submittedAt;
+    private final JobRequest[] requests;
     private final boolean[] sampledAtSubmission;
     private final ArrayList<Sample> samples = new ArrayList<>();
     private long lastRefresh = Long.MIN_VALUE;
     private int refreshes;
     private long nanos;
 
-    /** @param limitMillis the baseline's run time of every job */
-    StartEstimates(int jobs, long limitMillis) {
+    /**
+     * @param limitMillis the baseline's run time of every job
+     * @param steps how the estimator's forward run steps (the baseline's keeps the defaults)
+     * @param truth the simulation's exact figures, read only for the parts {@code oracle} names
+     */
+    StartEstimates(int jobs, long limitMillis, StartEstimator.Steps steps, Oracle oracle, Truth truth) {
+        this.oracle = oracle;
+        this.truth = truth;
         RunTimeModel declaredOnly = new RunTimeModel() {
             @Override
             public RunTime expectedRun(JobRequest request) {
@@ -83,17 +121,30 @@ public final class StartEstimates {
                 return learned.expectedRemaining(request.withExpectedDuration(-1), ranMillis);
             }
         };
-        this.estimator = new StartEstimator(declaredOnly, HORIZON_MILLIS);
+        RunTimeModel exact = new RunTimeModel() {
+            @Override
+            public RunTime expectedRun(JobRequest request) {
+                return new RunTime(truth.remainingMillis(request.jobId(), lastRefresh), StartEstimate.Basis.DECLARED);
+            }
+
+            @Override
+            public RunTime expectedRemaining(JobRequest request, long ranMillis) {
+                return expectedRun(request);
+            }
+        };
+        this.estimator = new StartEstimator(oracle.runTimes() ? exact : declaredOnly, HORIZON_MILLIS, steps, true);
         RunTimeModel limit = r -> new RunTimeModel.RunTime(limitMillis, StartEstimate.Basis.DECLARED);
         this.baseline = new StartEstimator(limit, HORIZON_MILLIS, StartEstimator.Steps.defaults(), false);
         this.submittedAt = new long[jobs];
         this.sampledAtSubmission = new boolean[jobs];
+        this.requests = new JobRequest[jobs];
         Arrays.fill(submittedAt, -1);
     }
 
     /** The job was submitted (after the warm-up): it is due its first sample. */
-    void submitted(int job, long atMillis) {
+    void submitted(int job, JobRequest request, long atMillis) {
         submittedAt[job] = atMillis;
+        requests[job] = request;
         due.add(new Due(atMillis, job));
     }
 
@@ -118,7 +169,11 @@ public final class StartEstimates {
         long t0 = System.nanoTime();
         lastRefresh = now;
         refreshes++;
-        Map<String, StartEstimate> ours = estimator.estimate(core);
+        ForwardRun run = estimator.prepare(core);
+        if (oracle.arrivals()) {
+            run.arrivals(truth.submitted(now, now + HORIZON_MILLIS));
+        }
+        Map<String, StartEstimate> ours = run.run();
         Map<String, StartEstimate> theirs = baseline.estimate(core);
         while (!due.isEmpty() && due.peek().atMillis() <= now) {
             Due d = due.poll();
@@ -130,7 +185,7 @@ public final class StartEstimates {
             if (e != null && b != null) {
                 boolean first = !sampledAtSubmission[d.job()];
                 sampledAtSubmission[d.job()] = true;
-                samples.add(new Sample(d.job(), now, e.expectedStartMillis(), b.expectedStartMillis(), first));
+                samples.add(new Sample(d.job(), now, e.expectedStartMillis(), b.expectedStartMillis(), first, e.basis()));
             }
             long next = submittedAt[d.job()] + RESAMPLE_MILLIS;
             while (next <= now) {
@@ -149,7 +204,14 @@ public final class StartEstimates {
     Accuracy accuracy(long[] firstPlaced) {
         Figures atSubmission = figures(firstPlaced, true);
         Figures all = figures(firstPlaced, false);
-        return new Accuracy(atSubmission, all, refreshes, nanos / 1e9);
+        ArrayList<Row> rows = new ArrayList<>(samples.size());
+        for (Sample s : samples) {
+            JobRequest r = requests[s.job()];
+            rows.add(new Row(r.jobId(), r.account(), r.replicas(), r.gpusPerReplica(), r.minRuntimeMillis() == 0,
+                    submittedAt[s.job()], s.atMillis(), s.atSubmission(), s.estimate(), s.basis(), s.baseline(),
+                    firstPlaced[s.job()]));
+        }
+        return new Accuracy(atSubmission, all, refreshes, nanos / 1e9, oracle, rows);
     }
 
     private Figures figures(long[] firstPlaced, boolean submissionOnly) {
@@ -220,7 +282,47 @@ public final class StartEstimates {
             double medianSignedErrorSeconds) {
     }
 
-    /** Submission samples, every sample, and what it cost. */
-    public record Accuracy(Figures atSubmission, Figures hourly, int refreshes, double wallSeconds) {
+    /**
+     * One sample: the job, when it was sampled, the estimate and its basis, the baseline's, and the
+     * job's first start in the run (-1 if it never started). Times in ms of simulated time.
+     */
+    public record Row(String jobId, String account, int replicas, int gpusPerReplica, boolean unallocated,
+            long submittedMillis, long sampledMillis, boolean atSubmission, long estimateMillis,
+            StartEstimate.Basis basis, long baselineMillis, long startMillis) {
+    }
+
+    /** Submission samples, every sample, what it cost, what the estimator was told, and every sample. */
+    public record Accuracy(Figures atSubmission, Figures hourly, int refreshes, double wallSeconds, Oracle oracle,
+            List<Row> rows) {
+        public Accuracy {
+            rows = List.copyOf(rows);
+        }
+
+        /** The submission samples the headline figures count: the job started more than 10 minutes after it was submitted. */
+        public List<Row> measured() {
+            List<Row> out = new ArrayList<>();
+            for (Row r : rows) {
+                if (r.atSubmission() && r.startMillis() >= 0 && r.startMillis() - r.submittedMillis() > MIN_WAIT_MILLIS) {
+                    out.add(r);
+                }
+            }
+            return out;
+        }
+
+        /** Every sample as CSV (a header line, times in seconds of simulated time). */
+        public String rowsCsv() {
+            StringBuilder b = new StringBuilder("job,account,replicas,gpus_per_replica,unallocated,submitted_s,sampled_s,"
+                    + "at_submission,estimate_s,basis,baseline_s,first_start_s,oracle\n");
+            for (Row r : rows) {
+                b.append(r.jobId()).append(',').append(r.account()).append(',').append(r.replicas()).append(',')
+                        .append(r.gpusPerReplica()).append(',').append(r.unallocated()).append(',')
+                        .append(r.submittedMillis() / 1000).append(',').append(r.sampledMillis() / 1000).append(',')
+                        .append(r.atSubmission()).append(',').append(r.estimateMillis() / 1000).append(',')
+                        .append(r.basis()).append(',').append(r.baselineMillis() / 1000).append(',')
+                        .append(r.startMillis() < 0 ? -1 : r.startMillis() / 1000).append(',').append(oracle)
+                        .append('\n');
+            }
+            return b.toString();
+        }
     }
 }

@@ -114,6 +114,11 @@ public final class HtmlReport {
                 .append("error = |estimated - actual start|; within 25 %: actual wait within 25 % of the estimated ")
                 .append("wait. Baseline (Slurm-style): the same forward run without preemption, every job ending at ")
                 .append("the trace's longest run. Jobs not started within the run are left out.</p>\n");
+        b.append("<p class=\"note\">Each dot a job: the wait estimated at its submission against the wait it had ")
+                .append("(log scales, 10 min to 30 days; beyond the range at the edge). On the solid line the estimate ")
+                .append("was exact; between the dashed lines the actual wait was within 25 % of it; above, the job ")
+                .append("started later than estimated. Every sample is in start-estimates-POLICY.csv.</p>\n");
+        EstimateChart.render(b, runs);
     }
 
     private static void estimateRow(StringBuilder b, String policy, String samples,
@@ -404,7 +409,7 @@ public final class HtmlReport {
         return Math.round((H - B - v / max * (H - T - B)) * 10) / 10.0;
     }
 
-    private static String color(int i) {
+    static String color(int i) {
         return COLORS[i % COLORS.length];
     }
 

@@ -100,6 +100,9 @@ public final class SummaryJson {
         StringBuilder h = new StringBuilder();
         figures(h, a.hourly(), "");
         b.append(h.toString().replace("\n", " ").replaceAll(" +", " ").trim()).append("},\n");
+        if (a.oracle() != StartEstimates.Oracle.NONE) { // a diagnosis: say what the estimator was told
+            b.append(in).append("\"oracle\": ").append(Json.str(a.oracle().name())).append(",\n");
+        }
         b.append(in).append("\"refreshes\": ").append(a.refreshes()).append(",\n");
         b.append(in).append("\"wallSeconds\": ").append(Json.num(a.wallSeconds())).append('\n');
         b.append(indent).append('}');
