@@ -126,18 +126,22 @@ public final class ForwardRun {
         long horizonEnd = now + horizonMillis;
         long t = now;
         int arrived = 0;
+        long stepStart = now;
+        // the step's ends, by node: when the node's last GPUs of the step were freed
+        HashMap<String, Long> freedAt = new HashMap<>();
         while (true) {
             List<Decision> decisions = sim.schedule(t);
             passes++;
             for (Decision d : decisions) {
                 if (d instanceof Decision.Place p) {
                     JobView j = sim.job(p.jobId()).orElseThrow();
+                    long start = startOf(p, j, stepStart, t, freedAt);
                     if (unplaced.remove(p.jobId())) {
-                        found.put(p.jobId(), new StartEstimate(p.jobId(), t,
+                        found.put(p.jobId(), new StartEstimate(p.jobId(), start,
                                 weakest.getOrDefault(j.cluster(), StartEstimate.Basis.DECLARED)));
                     }
                     RunTimeModel.RunTime rt = runTimes.expectedRun(j.request());
-                    ends.add(new End(t + rt.millis(), j.jobId(), j.cluster(), t, rt.basis()));
+                    ends.add(new End(start + rt.millis(), j.jobId(), j.cluster(), t, rt.basis()));
                     if (p.protectedUntilMillis() > t) {
                         wakes.add(p.protectedUntilMillis());
                     }
@@ -172,10 +176,15 @@ public final class ForwardRun {
                     next + Math.max(steps.minStepMillis(), (long) ((next - now) * steps.stepFraction())));
             long last = next;
             ArrayList<Scheduler.JobEnd> ended = new ArrayList<>();
+            freedAt.clear();
+            stepStart = Math.max(t, next);
             while (!ends.isEmpty() && ends.peek().atMillis() <= stepEnd) {
                 End e = ends.poll();
                 if (stale(e)) {
                     continue;
+                }
+                for (dev.allot.core.ReplicaPlacement r : sim.job(e.jobId()).orElseThrow().placement()) {
+                    freedAt.merge(r.nodeId(), e.atMillis(), Math::max);
                 }
                 ended.add(new Scheduler.JobEnd(e.atMillis(), e.jobId()));
                 weakest.merge(e.cluster(), e.basis(), ForwardRun::weaker);
@@ -195,6 +204,24 @@ public final class ForwardRun {
             out.put(jobId, e != null ? e : new StartEstimate(jobId, horizonEnd, StartEstimate.Basis.BEYOND_HORIZON));
         }
         return out;
+    }
+
+    /**
+     * When a job the pass at {@code t} placed starts: the pass stands for a step whose ends it took
+     * together, so the job is taken to start when its nodes' GPUs were freed in the step (the
+     * latest end there), or at the step's first moment if none ended there, never before its
+     * submission nor after the pass. Its run is counted from then: a start pushed to the pass would
+     * push every run after it on those GPUs, and the delay would add up over the look-ahead.
+     */
+    private static long startOf(Decision.Place p, JobView j, long stepStart, long t, HashMap<String, Long> freedAt) {
+        long start = Math.max(stepStart, j.request().submitTimeMillis());
+        for (dev.allot.core.ReplicaPlacement r : p.replicas()) {
+            Long f = freedAt.get(r.nodeId());
+            if (f != null) {
+                start = Math.max(start, f);
+            }
+        }
+        return Math.min(start, t);
     }
 
     /** The end belongs to a run that is over (the copy preempted or released the job since). */

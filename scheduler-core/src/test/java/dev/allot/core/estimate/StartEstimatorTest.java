@@ -88,6 +88,25 @@ class StartEstimatorTest {
     }
 
     @Test
+    void endsTakenTogetherStartEachJobWhenItsOwnNodeFreedUp() {
+        // given two 8-GPU nodes whose jobs end 10 h and 10 h 20 min ahead (one step of the forward
+        // run: ends within 5 % of the look-ahead are taken together), and three 8-GPU jobs waiting
+        world(2, "a");
+        submitAndPass(T0, job("r0", "a", 1, 8, HOUR, 10 * HOUR, T0), job("r1", "a", 1, 8, HOUR, 10 * HOUR + 20 * MIN, T0));
+        submitAndPass(T0 + MIN, job("w1", "a", 1, 8, HOUR, HOUR, T0 + MIN), job("w2", "a", 1, 8, HOUR, HOUR, T0 + MIN),
+                job("w3", "a", 1, 8, HOUR, HOUR, T0 + MIN));
+
+        // when
+        Map<String, StartEstimate> e = estimator.estimate(s);
+
+        // then the first two start when their own node freed up, not both at the step's last end,
+        // and the third follows the earlier of them an hour later (the delay does not carry on)
+        assertThat(List.of(e.get("w1").expectedStartMillis(), e.get("w2").expectedStartMillis()))
+                .containsExactlyInAnyOrder(T0 + 10 * HOUR, T0 + 10 * HOUR + 20 * MIN);
+        assertThat(e.get("w3").expectedStartMillis()).isEqualTo(T0 + 11 * HOUR);
+    }
+
+    @Test
     void aChainOfTwoStartsOneAfterTheOther() {
         world(1, "a");
         submitAndPass(T0, job("run", "a", 1, 8, HOUR, HOUR, T0));
