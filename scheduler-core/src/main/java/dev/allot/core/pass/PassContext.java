@@ -340,6 +340,22 @@ public final class PassContext implements PolicyContext {
         return victimAccounts().of(preemptor);
     }
 
+    /**
+     * The nodes where a victim search for this preemptor (not a reservation holder's, which may take
+     * more) can find victims: those holding preemptible work of the accounts it may displace
+     * ({@link VictimAccounts}), of each charge mode; null if the policy cannot say. A superset: a
+     * search looks only there (and on nodes free enough) and finds what a scan of every node finds.
+     */
+    public VictimSearch.NodeMask victimNodes(Job preemptor) {
+        VictimAccounts.Sets sets = victimAccounts(preemptor);
+        return sets == null ? null
+                : victimNodes.computeIfAbsent(sets, s -> victims().nodesHosting(s.allocated(), s.unallocated()));
+    }
+
+    /** By sets (kept per account until a displacement, so by identity), their nodes. */
+    private final java.util.IdentityHashMap<VictimAccounts.Sets, VictimSearch.NodeMask> victimNodes =
+            new java.util.IdentityHashMap<>();
+
     VictimAccounts victimAccounts() {
         if (victimAccounts == null) {
             victimAccounts = new VictimAccounts(this, displacement);

@@ -56,7 +56,7 @@ public final class Preemptor {
         }
         VictimSearch.Selection sel = search.select(replicas, gpus, GangFit.nodesFor(p, j, gpus),
                 v -> p.displaceable(j, v) || holder && p.displaceableByHolder(j, v, true),
-                holder || p.mayDisplaceAllocated(j));
+                holder || p.mayDisplaceAllocated(j), holder ? null : p.victimNodes(j));
         if (sel == null) {
             return null;
         }

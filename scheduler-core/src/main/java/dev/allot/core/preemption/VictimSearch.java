@@ -33,6 +33,13 @@ public final class VictimSearch {
     public record Selection(List<Job> victims, List<Node> nodes) {
     }
 
+    /**
+     * Nodes (bitset words over node indices) holding preemptible work of some accounts: those
+     * with unallocated work of the unallocated set, and with work of either kind of the two sets.
+     */
+    public record NodeMask(long[] unallocatedOnly, long[] withAllocated) {
+    }
+
     /** Whether a node may take the preemptor's replica (drain, size, reservations). */
     public interface Eligibility {
         boolean test(Node n);
@@ -63,6 +70,8 @@ public final class VictimSearch {
      */
     private final NodeReach reachUnallocated;
     private final NodeReach reachAll;
+    /** By account id, the nodes (bitset words) with its preemptible allocated [0] and unallocated [1] work, built on first use. */
+    private java.util.HashMap<Integer, long[][]> nodesOfAccount;
     /** Feasible nodes of a multi-replica search, reused across searches. */
     private long[] found = new long[16];
 
@@ -172,8 +181,61 @@ public final class VictimSearch {
      *     with allocated victims would choose among the same victims and fail again
      */
     public Selection select(int replicas, int gpus, Eligibility eligible, Predicate<Job> allowed, boolean allocatedToo) {
-        Selection s = trySelect(replicas, gpus, eligible, allowed, false);
-        return s != null || !allocatedToo ? s : trySelect(replicas, gpus, eligible, allowed, true);
+        return select(replicas, gpus, eligible, allowed, allocatedToo, null);
+    }
+
+    /**
+     * As {@link #select(int, int, Eligibility, Predicate, boolean)}, looking only at the nodes of
+     * {@code where} and those free enough: {@code allowed} must accept no job outside them (see
+     * {@link #nodesHosting}); null looks everywhere. Most searches that fail find no usable victim
+     * on most nodes they look at; this skips those nodes without asking about each job.
+     */
+    public Selection select(int replicas, int gpus, Eligibility eligible, Predicate<Job> allowed, boolean allocatedToo,
+            NodeMask where) {
+        Selection s = trySelect(replicas, gpus, eligible, allowed, false, where == null ? null : where.unallocatedOnly());
+        return s != null || !allocatedToo ? s
+                : trySelect(replicas, gpus, eligible, allowed, true, where == null ? null : where.withAllocated());
+    }
+
+    /**
+     * The nodes holding preemptible work of the accounts given (bitsets over account ids): with
+     * unallocated work of {@code unallocatedAccounts}, and besides with allocated work of
+     * {@code allocatedAccounts}. Victims displaced since the search was built may still count: a
+     * superset.
+     */
+    public NodeMask nodesHosting(long[] allocatedAccounts, long[] unallocatedAccounts) {
+        if (nodesOfAccount == null) {
+            nodesOfAccount = new java.util.HashMap<>();
+            for (Job r : cs.preemptible.countedJobs()) {
+                long[][] byMode = nodesOfAccount.computeIfAbsent(r.accountId(), a -> new long[2][]);
+                int mode = r.unallocated() ? 1 : 0;
+                if (byMode[mode] == null) {
+                    byMode[mode] = new long[(nodes.length + 63) >>> 6];
+                }
+                for (int i : cs.nodeIndices(r)) {
+                    if (i >= 0) {
+                        byMode[mode][i >>> 6] |= 1L << i;
+                    }
+                }
+            }
+        }
+        long[] unallocatedOnly = new long[(nodes.length + 63) >>> 6];
+        orNodes(unallocatedAccounts, 1, unallocatedOnly);
+        long[] both = unallocatedOnly.clone();
+        orNodes(allocatedAccounts, 0, both);
+        return new NodeMask(unallocatedOnly, both);
+    }
+
+    private void orNodes(long[] accounts, int mode, long[] into) {
+        for (int w = 0; w < accounts.length; w++) {
+            for (long bits = accounts[w]; bits != 0; bits &= bits - 1) {
+                long[][] byMode = nodesOfAccount.get(w << 6 | Long.numberOfTrailingZeros(bits));
+                long[] on = byMode == null ? null : byMode[mode];
+                for (int k = 0; on != null && k < on.length; k++) {
+                    into[k] |= on[k];
+                }
+            }
+        }
     }
 
 
@@ -190,7 +252,7 @@ public final class VictimSearch {
      * correctness: each chosen node has room from its own victims).
      */
     private Selection trySelect(int replicas, int gpus, Eligibility eligible, Predicate<Job> allowed,
-            boolean withAllocated) {
+            boolean withAllocated, long[] where) {
         NodeReach reach = withAllocated ? reachAll : reachUnallocated;
         long[] candidates = reach.atLeast(gpus);
         if (candidates == null) {
@@ -207,6 +269,9 @@ public final class VictimSearch {
                 reach.lower(i, now); // (candidates[w] was copied into bits: safe while walking it)
                 if (now < gpus) {
                     continue;
+                }
+                if (where != null && (where[w] & 1L << i) == 0 && nodes[i].freeGpus() < gpus) {
+                    continue; // no victim it may take here, and not free enough without one
                 }
                 if (replicas == 1 && min != Long.MAX_VALUE
                         && packed(lowerBound(i, gpus, withAllocated), 0) >= (min & ~INDEX_MASK)) {

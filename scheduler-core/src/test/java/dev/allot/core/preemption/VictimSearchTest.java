@@ -89,4 +89,50 @@ class VictimSearchTest {
         assertThat(s.nodes()).extracting(Node::nodeId).containsExactly("c1-n002", "c1-n003");
         assertThat(ids(s.victims())).containsExactly("u2", "u3");
     }
+
+    @Test
+    void givenSeededWorlds_whenSearchingOnlyTheNodesOfTheAllowedAccounts_thenTheChoiceIsTheScanOfEveryNode() {
+        int pruned = 0;
+        int found = 0;
+        for (long seed = 1; seed <= 40; seed++) {
+            // given 24 nodes of 8 GPUs, mostly full, with work of six accounts of both charge modes
+            java.util.Random r = new java.util.Random(seed);
+            ClusterBuilder world = new ClusterBuilder();
+            world.nodes(24, 8);
+            int n = 0;
+            for (int i = 1; i <= 24; i++) {
+                int left = 8 - r.nextInt(3);
+                while (left > 0) {
+                    int g = Math.min(left, 1 + r.nextInt(4));
+                    world.running("j" + n++, "acct" + r.nextInt(6), g, r.nextBoolean() ? 0 : HOUR, T0, world.node(i));
+                    left -= g;
+                }
+            }
+            world.cs.preemptible.advanceTo(world.cs, T0 + 2 * HOUR);
+            VictimSearch search = new VictimSearch(world.cs, T0 + 2 * HOUR, 0, placedThisPass);
+            // and a preemptor allowed some accounts' allocated work and some accounts' unallocated work
+            long[] allocated = {r.nextInt(64)};
+            long[] unallocated = {r.nextInt(64)};
+            java.util.function.Predicate<Job> allowed = v -> ((v.unallocated() ? unallocated : allocated)[0]
+                    >>> v.accountId() & 1) != 0;
+            VictimSearch.NodeMask where = search.nodesHosting(allocated, unallocated);
+            pruned += 24 - Long.bitCount(where.withAllocated()[0]);
+            for (int replicas = 1; replicas <= 3; replicas++) {
+                for (int gpus : new int[] {1, 3, 6, 8}) {
+                    // when it searches with and without the nodes of those accounts
+                    VictimSearch.Selection everywhere = search.select(replicas, gpus, Node::available, allowed, true);
+                    VictimSearch.Selection there = search.select(replicas, gpus, Node::available, allowed, true, where);
+                    // then both choose the same victims and nodes
+                    assertThat(there == null ? null : ids(there.victims()))
+                            .as("seed %d, %d x %d", seed, replicas, gpus)
+                            .isEqualTo(everywhere == null ? null : ids(everywhere.victims()));
+                    assertThat(there == null ? null : there.nodes()).isEqualTo(everywhere == null ? null : everywhere.nodes());
+                    found += everywhere == null ? 0 : 1;
+                }
+            }
+        }
+        // (the worlds exercise both: nodes left out and searches that succeed)
+        assertThat(pruned).isPositive();
+        assertThat(found).isPositive();
+    }
 }
