@@ -134,6 +134,9 @@ public final class Simulation {
             submitted[i] = jobs.get(i).submitSeconds() * 1000; // in trace order, so sorted
         }
         return new StartEstimates.Truth() {
+            /** The first job submitted after the last {@code from} asked (refreshes only go forward). */
+            private int cursor;
+
             @Override
             public long remainingMillis(String jobId, long now) {
                 int j = index.get(jobId);
@@ -143,8 +146,10 @@ public final class Simulation {
             @Override
             public List<JobRequest> submitted(long from, long to) {
                 List<JobRequest> out = new ArrayList<>();
-                int i = upperBound(submitted, from);
-                for (; i < submitted.length && submitted[i] <= to; i++) {
+                while (cursor < submitted.length && submitted[cursor] <= from) {
+                    cursor++;
+                }
+                for (int i = cursor; i < submitted.length && submitted[i] <= to; i++) {
                     out.add(request(jobs.get(i), options.durationHints() ? remaining[i] : -1)); // as the run submits it
                 }
                 return out;
@@ -157,21 +162,6 @@ public final class Simulation {
         return new JobRequest(job.jobId(), job.team(), CLUSTER, job.replicas(), job.gpusPerReplica(),
                 job.minRuntimeSeconds() * 1000, job.resumable(), job.debug() ? 1 : 0, job.submitSeconds() * 1000,
                 expectedMillis);
-    }
-
-    /** First index whose value is greater than {@code v} in a sorted array. */
-    private static int upperBound(long[] a, long v) {
-        int lo = 0;
-        int hi = a.length;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (a[mid] <= v) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 
     public RunResult run() {

@@ -84,7 +84,7 @@ public final class StartEstimates {
         /** A running job's time left at {@code now}; a waiting job's next run. */
         long remainingMillis(String jobId, long now);
 
-        /** The jobs the trace submits in ({@code from}, {@code to}], as the core gets them. */
+        /** The jobs the trace submits in ({@code from}, {@code to}], as the core gets them; {@code from} never goes back. */
         List<JobRequest> submitted(long from, long to);
     }
 
