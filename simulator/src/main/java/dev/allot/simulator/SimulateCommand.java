@@ -3,6 +3,7 @@ package dev.allot.simulator;
 import dev.allot.core.SchedulerConfig;
 import dev.allot.core.contract.Contract;
 import dev.allot.core.Goodput;
+import dev.allot.core.estimate.LearnedRunTimes;
 import dev.allot.core.estimate.StartEstimator;
 import dev.allot.core.ordering.DebugLane;
 import dev.allot.core.policy.SchedulingPolicy;
@@ -212,6 +213,11 @@ public final class SimulateCommand implements Callable<Integer> {
                     + " error each leaves; every sample goes to start-estimates-POLICY.csv as always (default: ${DEFAULT-VALUE}).")
     StartEstimates.Oracle estimateOracle;
 
+    @Option(names = "--estimate-run-times", defaultValue = "MEAN", paramLabel = "STATISTIC",
+            description = "What stands for a team's and shape's next run in the measured estimates: the MEAN of its last"
+                    + " finished runs (the scheduler-service's) or their MEDIAN (default: ${DEFAULT-VALUE}).")
+    LearnedRunTimes.Statistic estimateRunTimes;
+
     @Option(names = "--quiet", description = "No progress output.")
     boolean quiet;
 
@@ -342,7 +348,7 @@ public final class SimulateCommand implements Callable<Integer> {
                 futures.add(pool.submit(() -> {
                     SchedulingPolicy policy = Policies.create(policyName, sc, preemptionMargin, protectedRatio, protectedFraction);
                     return new Simulation(sc, policy, variant, opts, sink == null ? EventSink.NONE : sink, listener)
-                            .estimatingStarts(startEstimates && !isVariant).estimating(steps, estimateOracle).run();
+                            .estimatingStarts(startEstimates && !isVariant).estimating(steps, estimateOracle, estimateRunTimes).run();
                 }));
             }
             List<RunResult> runs = new ArrayList<>();

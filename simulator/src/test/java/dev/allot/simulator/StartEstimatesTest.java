@@ -95,6 +95,31 @@ class StartEstimatesTest {
     }
 
     @Test
+    void theMedianOfTheLearnedRunsGivesOtherEstimatesThanTheMean(@TempDir Path dir) throws Exception {
+        // given the overloaded two-day trace estimated with the learned runs' mean and with their median
+        Path trace = dir.resolve("trace.csv");
+        Files.writeString(trace, SimulationEndToEndTest.mixedTrace());
+        String[] common = {"--trace", trace.toString(), "--format", "csv", "--days", "2", "--load", "2.5", "--quiet",
+            "--warmup-days", "0", "--variants", "none", "--policies", "budget", "--start-estimates"};
+
+        // when both are simulated
+        int rc1 = SimulationEndToEndTest.run(concat(common, "--out", dir.resolve("mean").toString()));
+        int rc2 = SimulationEndToEndTest.run(concat(common, "--out", dir.resolve("median").toString(),
+                "--estimate-run-times", "MEDIAN"));
+
+        // then the same jobs are sampled at the same moments, and some estimates differ (the runs are not all alike)
+        assertThat(rc1).isZero();
+        assertThat(rc2).isZero();
+        java.util.List<String> mean = Files.readAllLines(dir.resolve("mean").resolve("start-estimates-budget.csv"));
+        java.util.List<String> median = Files.readAllLines(dir.resolve("median").resolve("start-estimates-budget.csv"));
+        assertThat(median).hasSameSizeAs(mean);
+        java.util.function.Function<String, String> sample = l -> String.join(",", java.util.Arrays.asList(l.split(","))
+                .subList(0, 8));
+        assertThat(median.stream().map(sample).toList()).isEqualTo(mean.stream().map(sample).toList());
+        assertThat(median).isNotEqualTo(mean);
+    }
+
+    @Test
     void badEstimateStepsAreRefusedNamingTheOption(@TempDir Path dir) {
         java.io.StringWriter err = new java.io.StringWriter();
         picocli.CommandLine cl = SimulateCommand.commandLine();

@@ -8,6 +8,7 @@ import dev.allot.core.ReplicaPlacement;
 import dev.allot.core.Scheduler;
 import dev.allot.core.Goodput;
 import dev.allot.core.SchedulerConfig;
+import dev.allot.core.estimate.LearnedRunTimes;
 import dev.allot.core.estimate.StartEstimator;
 import dev.allot.core.metrics.ClusterMetrics;
 import dev.allot.core.metrics.JobClass;
@@ -94,6 +95,7 @@ public final class Simulation {
     private boolean startEstimates;
     private StartEstimator.Steps estimateSteps = StartEstimator.Steps.defaults();
     private StartEstimates.Oracle oracle = StartEstimates.Oracle.NONE;
+    private LearnedRunTimes.Statistic runTimeStatistic = LearnedRunTimes.Statistic.MEAN;
 
     public Simulation(Scenario scenario, SchedulingPolicy policy, String variant, Options options, EventSink sink,
             DoubleConsumer progress) {
@@ -112,9 +114,11 @@ public final class Simulation {
     }
 
     /** How the measured estimates step, and what they are told beyond a live scheduler's knowledge. */
-    public Simulation estimating(StartEstimator.Steps steps, StartEstimates.Oracle told) {
+    public Simulation estimating(StartEstimator.Steps steps, StartEstimates.Oracle told,
+            LearnedRunTimes.Statistic statistic) {
         this.estimateSteps = steps;
         this.oracle = told;
+        this.runTimeStatistic = statistic;
         return this;
     }
 
@@ -210,7 +214,8 @@ public final class Simulation {
         long[] placedAt = new long[n];
         byte[] state = new byte[n];
         StartEstimates estimates = startEstimates
-                ? new StartEstimates(n, longestRun, estimateSteps, oracle, truth(jobs, index, remaining, placedAt, state))
+                ? new StartEstimates(n, longestRun, estimateSteps, oracle, truth(jobs, index, remaining, placedAt, state),
+                        runTimeStatistic)
                 : null;
         long[] firstPlaced = new long[n];
         int[] seq = new int[n];

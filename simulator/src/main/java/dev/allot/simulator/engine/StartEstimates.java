@@ -88,7 +88,7 @@ public final class StartEstimates {
         List<JobRequest> submitted(long from, long to);
     }
 
-    private final LearnedRunTimes learned = new LearnedRunTimes(DEFAULT_RUN_MILLIS);
+    private final LearnedRunTimes learned;
     private final Oracle oracle;
     private final Truth truth;
     private final StartEstimator estimator;
@@ -106,8 +106,11 @@ public final class StartEstimates {
      * @param limitMillis the baseline's run time of every job
      * @param steps how the estimator's forward run steps (the baseline's keeps the defaults)
      * @param truth the simulation's exact figures, read only for the parts {@code oracle} names
+     * @param statistic what stands for a learned key's next run (the service's default: the mean)
      */
-    StartEstimates(int jobs, long limitMillis, StartEstimator.Steps steps, Oracle oracle, Truth truth) {
+    StartEstimates(int jobs, long limitMillis, StartEstimator.Steps steps, Oracle oracle, Truth truth,
+            LearnedRunTimes.Statistic statistic) {
+        this.learned = new LearnedRunTimes(DEFAULT_RUN_MILLIS, statistic);
         this.oracle = oracle;
         this.truth = truth;
         RunTimeModel declaredOnly = new RunTimeModel() {
