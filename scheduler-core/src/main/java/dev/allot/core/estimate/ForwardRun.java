@@ -180,10 +180,11 @@ public final class ForwardRun {
             stepStart = Math.max(t, next);
             while (!ends.isEmpty() && ends.peek().atMillis() <= stepEnd) {
                 End e = ends.poll();
-                if (stale(e)) {
+                JobView ending = runOf(e);
+                if (ending == null) {
                     continue;
                 }
-                for (dev.allot.core.ReplicaPlacement r : sim.job(e.jobId()).orElseThrow().placement()) {
+                for (dev.allot.core.ReplicaPlacement r : ending.placement()) {
                     freedAt.merge(r.nodeId(), e.atMillis(), Math::max);
                 }
                 ended.add(new Scheduler.JobEnd(e.atMillis(), e.jobId()));
@@ -226,8 +227,13 @@ public final class ForwardRun {
 
     /** The end belongs to a run that is over (the copy preempted or released the job since). */
     private boolean stale(End e) {
+        return runOf(e) == null;
+    }
+
+    /** The job whose run the end belongs to, or null if that run is over. */
+    private JobView runOf(End e) {
         JobView j = sim.job(e.jobId()).orElse(null);
-        return j == null || j.state() != JobState.RUNNING || j.placedAtMillis() != e.placedAt();
+        return j == null || j.state() != JobState.RUNNING || j.placedAtMillis() != e.placedAt() ? null : j;
     }
 
     private static StartEstimate.Basis weaker(StartEstimate.Basis a, StartEstimate.Basis b) {

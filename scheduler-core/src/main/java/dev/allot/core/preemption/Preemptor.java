@@ -69,24 +69,7 @@ public final class Preemptor {
             p.displaced(j, v);
             boolean keep = v.request().resumable();
             ClusterState.Released released = cs.requeue(v, p.t, keep);
-            String why;
-            if (!p.reasons) {
-                why = "";
-            } else if (verdict == null) {
-                why = "unallocated jobs may be displaced at any time by allocated work: preempted by job " + j.jobId()
-                        + " (account " + j.account() + ")";
-            } else if (byRight) {
-                why = "preempted by job " + j.jobId() + " (account " + j.account() + "), which ranks first among blocked"
-                        + " jobs and holds the reservation of this job's node: past its protected window (ratios "
-                        + ReasonFormat.ratio(verdict.victimRatio()) + " vs " + ReasonFormat.ratio(verdict.preemptorRatio()) + ")";
-            } else {
-                why = "preempted by job " + j.jobId() + " (account " + j.account() + "): past its protected window and "
-                        + verdict.reason();
-            }
-            if (p.reasons) {
-                why += keep ? "; resumable, requeued keeping its submit time"
-                        : "; not resumable, requeued to restart from scratch";
-            }
+            String why = p.reasons ? why(j, verdict, byRight, keep) : "";
             out.add(new Decision.Preempt(v.jobId(), v.account(), j.jobId(), j.account(), v.chargeMode(),
                     verdict == null ? Double.NaN : verdict.victimRatio(),
                     verdict == null ? Double.NaN : verdict.preemptorRatio(), keep, why, released.placement(),
@@ -94,6 +77,24 @@ public final class Preemptor {
             victims.append(victims.isEmpty() ? "" : ",").append(v.jobId());
         }
         return new Room(sel.nodes(), victims.toString());
+    }
+
+    /** Why the victim was preempted by {@code j} (verdict null for an unallocated victim), and what becomes of it. */
+    private static String why(Job j, PreemptionVerdict verdict, boolean byRight, boolean keep) {
+        String why;
+        if (verdict == null) {
+            why = "unallocated jobs may be displaced at any time by allocated work: preempted by job " + j.jobId()
+                    + " (account " + j.account() + ")";
+        } else if (byRight) {
+            why = "preempted by job " + j.jobId() + " (account " + j.account() + "), which ranks first among blocked"
+                    + " jobs and holds the reservation of this job's node: past its protected window (ratios "
+                    + ReasonFormat.ratio(verdict.victimRatio()) + " vs " + ReasonFormat.ratio(verdict.preemptorRatio()) + ")";
+        } else {
+            why = "preempted by job " + j.jobId() + " (account " + j.account() + "): past its protected window and "
+                    + verdict.reason();
+        }
+        return why + (keep ? "; resumable, requeued keeping its submit time"
+                : "; not resumable, requeued to restart from scratch");
     }
 
     /** The preemptor, placed on the room made for it, is not displaced itself for the no-thrash window. */

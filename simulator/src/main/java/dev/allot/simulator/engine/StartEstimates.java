@@ -205,8 +205,6 @@ public final class StartEstimates {
      * @param firstPlaced each job's first placement in the run (ms), -1 if never
      */
     Accuracy accuracy(long[] firstPlaced) {
-        Figures atSubmission = figures(firstPlaced, true);
-        Figures all = figures(firstPlaced, false);
         ArrayList<Row> rows = new ArrayList<>(samples.size());
         for (Sample s : samples) {
             JobRequest r = requests[s.job()];
@@ -214,28 +212,25 @@ public final class StartEstimates {
                     submittedAt[s.job()], s.atMillis(), s.atSubmission(), s.estimate(), s.basis(), s.baseline(),
                     firstPlaced[s.job()]));
         }
-        return new Accuracy(atSubmission, all, refreshes, nanos / 1e9, oracle, rows);
+        return new Accuracy(figures(rows, true), figures(rows, false), refreshes, nanos / 1e9, oracle, rows);
     }
 
-    private Figures figures(long[] firstPlaced, boolean submissionOnly) {
+    private static Figures figures(List<Row> samples, boolean submissionOnly) {
         ArrayList<double[]> rows = new ArrayList<>();
-        for (Sample s : samples) {
-            if (submissionOnly && !s.atSubmission()) {
+        for (Row s : samples) {
+            if (submissionOnly && !s.atSubmission() || !s.counted()) {
                 continue;
             }
-            long start = firstPlaced[s.job()];
-            if (start < 0 || start - submittedAt[s.job()] <= MIN_WAIT_MILLIS) {
-                continue;
-            }
-            double err = Math.abs(s.estimate() - start) / 1000.0;
-            double baseErr = Math.abs(s.baseline() - start) / 1000.0;
-            double actualWait = (start - s.atMillis()) / 1000.0;
-            double estWait = (s.estimate() - s.atMillis()) / 1000.0;
-            double baseWait = (s.baseline() - s.atMillis()) / 1000.0;
+            long start = s.startMillis();
+            double err = Math.abs(s.estimateMillis() - start) / 1000.0;
+            double baseErr = Math.abs(s.baselineMillis() - start) / 1000.0;
+            double actualWait = (start - s.sampledMillis()) / 1000.0;
+            double estWait = (s.estimateMillis() - s.sampledMillis()) / 1000.0;
+            double baseWait = (s.baselineMillis() - s.sampledMillis()) / 1000.0;
             rows.add(new double[] {err, baseErr, Math.abs(actualWait - estWait) <= 0.25 * estWait ? 1 : 0,
                     Math.abs(actualWait - baseWait) <= 0.25 * baseWait ? 1 : 0,
-                    (start - submittedAt[s.job()]) / 1000.0, actualWait > 0 ? err / actualWait : 0,
-                    (s.estimate() - start) / 1000.0});
+                    (start - s.submittedMillis()) / 1000.0, actualWait > 0 ? err / actualWait : 0,
+                    (s.estimateMillis() - start) / 1000.0});
         }
         int n = rows.size();
         double[][] cols = new double[7][n];
@@ -292,6 +287,10 @@ public final class StartEstimates {
     public record Row(String jobId, String account, int replicas, int gpusPerReplica, boolean unallocated,
             long submittedMillis, long sampledMillis, boolean atSubmission, long estimateMillis,
             StartEstimate.Basis basis, long baselineMillis, long startMillis) {
+        /** Whether the figures count it: the job started, more than {@link #MIN_WAIT_MILLIS} after its submission. */
+        public boolean counted() {
+            return startMillis >= 0 && startMillis - submittedMillis > MIN_WAIT_MILLIS;
+        }
     }
 
     /** Submission samples, every sample, what it cost, what the estimator was told, and every sample. */
@@ -305,7 +304,7 @@ public final class StartEstimates {
         public List<Row> measured() {
             List<Row> out = new ArrayList<>();
             for (Row r : rows) {
-                if (r.atSubmission() && r.startMillis() >= 0 && r.startMillis() - r.submittedMillis() > MIN_WAIT_MILLIS) {
+                if (r.atSubmission() && r.counted()) {
                     out.add(r);
                 }
             }
