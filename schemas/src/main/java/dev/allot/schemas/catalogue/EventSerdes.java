@@ -34,7 +34,9 @@ public final class EventSerdes {
         // The JDK's HttpClient, not Vert.x: inside a Quarkus service the serde finds Quarkus's Vert.x through CDI,
         // and a schema registration answered 200 by the registry once never completed on the caller's side,
         // parking the scheduler's loop for good (chaos run of 2026-12-06, docs/benchmarks.md). The readers'
-        // schema lookups (kafka-edge's WriterSchemas) were on the JDK's client already.
+        // schema lookups (kafka-edge's WriterSchemas) were on the JDK's client already. The serializers built
+        // here bring their own, each call bounded and tried again (RegistryHttp); this setting is for a serializer
+        // made from these properties alone.
         config.put(SchemaResolverConfig.HTTP_ADAPTER, "JDK");
         // the class itself, not its name: under Quarkus a name is loaded through another class loader
         config.put(AvroSerdeConfig.AVRO_DATUM_PROVIDER, WriterCache.class);
@@ -48,7 +50,14 @@ public final class EventSerdes {
     }
 
     public static <V extends SpecificRecord> Serializer<V> valueSerializer(String registryUrl) {
-        AvroKafkaSerializer<V> serializer = new AvroKafkaSerializer<>();
+        return valueSerializer(registryUrl, RegistryHttp.REQUEST_TIMEOUT, RegistryHttp.ATTEMPTS);
+    }
+
+    /** A serializer whose registry calls each wait at most {@code timeout} and are tried {@code attempts} times. */
+    static <V extends SpecificRecord> Serializer<V> valueSerializer(String registryUrl, java.time.Duration timeout,
+                                                                   int attempts) {
+        AvroKafkaSerializer<V> serializer = new AvroKafkaSerializer<>(
+                RegistryHttp.facade(registryApiUrl(registryUrl), timeout, attempts));
         serializer.configure(registryConfig(registryUrl), false);
         return serializer;
     }
