@@ -253,7 +253,11 @@ public final class NodeAgent {
         running.put(key, replica);
         metrics.processesStarted.increment();
         remember(replica);
-        reports.jobEvent(replica.startedEventId(), key.jobId(), replica.started(), replica.startedAt());
+        try {
+            reports.jobEvent(replica.startedEventId(), key.jobId(), replica.started(), replica.startedAt());
+        } catch (RuntimeException e) { // refused at once (the registry unanswered after its retries): the process runs
+            LOG.errorf(e, "could not report the start of %s; its exit is still watched and reported", key);
+        }
         LOG.infof("started %s pid %d on GPUs %s: %s", key, replica.pid(), command.getGpuIndices(),
                 command.getCommand());
         // Registered after the replica is in the map, so the exit always finds it.

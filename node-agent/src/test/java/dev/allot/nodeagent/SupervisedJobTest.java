@@ -233,6 +233,29 @@ class SupervisedJobTest {
                 .satisfies(r -> assertThat(((JobExited) r.payload()).getExitCode()).isEqualTo(127));
     }
 
+    @Test
+    void givenTheStartCannotBeReported_whenTheJobEnds_thenItsExitIsStillReported(@TempDir Path dir) {
+        // the report of the start refused, as a serializer whose registry never answers refuses it in the end
+        RecordingReports recorded = new RecordingReports();
+        AgentReports refusingStarts = new CheckingReports(recorded, (jobId, payload) -> {
+            if (payload instanceof JobStarted) {
+                throw new org.apache.kafka.common.errors.SerializationException("the registry did not answer");
+            }
+        });
+        StateDir state = new StateDir(dir);
+        long epoch = state.nextEpoch("n1", System.currentTimeMillis());
+        NodeAgent agent = new NodeAgent(List.of(new HostedNode("n1", "test", new FakeGpuBackend(2), epoch)), state,
+                refusingStarts, new AgentMetrics(meters), Clock.systemUTC(), timers, "test");
+
+        assertThat(agent.handle(start("unreported", epoch, List.of(0), "exit 3"))).isEqualTo(NodeAgent.Outcome.STARTED);
+
+        await().atMost(WAIT).until(() -> recorded.jobEvents.stream().anyMatch(r -> r.payload() instanceof JobExited));
+        assertThat(recorded.jobEvents).singleElement()
+                .satisfies(r -> assertThat(((JobExited) r.payload()).getExitCode()).isEqualTo(3));
+        // and the GPU is free for the next job: it starts at once instead of being held
+        assertThat(agent.handle(start("next", epoch, List.of(0), "exit 0"))).isEqualTo(NodeAgent.Outcome.STARTED);
+    }
+
     // --- helpers -------------------------------------------------------------------------------------------
 
     /** Reports recorded, with a look at the world at the moment each job event is reported. */

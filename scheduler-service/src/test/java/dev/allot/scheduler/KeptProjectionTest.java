@@ -63,4 +63,14 @@ class KeptProjectionTest {
         assertThat(KeptProjection.offsets(Map.of(REQUESTS, 10L, STATUS, 55L), TERM)).containsOnly(
                 Map.entry(REQUESTS, new OffsetAndMetadata(10, TERM)), Map.entry(STATUS, new OffsetAndMetadata(55, TERM)));
     }
+
+    @Test
+    void afterTheTermsFirstCommit_aCommitCarriesThePositionsThatMoved_andTheOnesNeverCommitted() {
+        TopicPartition events = new TopicPartition("job-events", 2);
+        Map<TopicPartition, Long> committed = new HashMap<>(Map.of(REQUESTS, 10L, STATUS, 40L));
+        committed.put(events, null);
+
+        assertThat(SchedulerLoop.moved(Map.of(REQUESTS, 10L, STATUS, 41L, events, 0L), committed))
+                .containsOnly(Map.entry(STATUS, 41L), Map.entry(events, 0L));
+    }
 }
