@@ -634,6 +634,7 @@ public final class SchedulerLoop implements Runnable {
 
     private void commit(StepCommitter committer, KafkaProducer<String, byte[]> producer, List<Output> out,
             Map<TopicPartition, OffsetAndMetadata> offsets) {
+        long began = System.nanoTime();
         committer.commit(out, offsets, () -> {
             if (halting) {
                 producer.flush(); // the records reach the broker inside the open transaction
@@ -647,7 +648,7 @@ public final class SchedulerLoop implements Runnable {
                 frozen = false;
             }
         });
-        metrics.transaction();
+        metrics.transaction(System.nanoTime() - began);
     }
 
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, long now, List<Output> out) {

@@ -263,6 +263,7 @@ class SchedulerServiceTest {
                 .body("cluster", equalTo(service.settings().cluster())).body("phase", equalTo("RUNNING"));
         given().when().get("/q/metrics").then().statusCode(200)
                 .body(containsString("allot_scheduler_pass_seconds"))
+                .body(containsString("allot_scheduler_commit_seconds_count"))
                 .body(containsString("allot_scheduler_waiting_jobs"))
                 .body(containsString("allot_dead_letters_total{cluster=")).body(containsString("allot_consumer_lag_records"))
                 .body(containsString("allot_cluster_gpus")).body(containsString("allot_scheduler_last_pass_timestamp_seconds"));
