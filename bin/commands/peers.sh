@@ -25,7 +25,7 @@ done
 command -v python3 >/dev/null || die "python3 is needed (the harness's client)"
 work=$(mktemp -d /tmp/allot-peers.XXXXXX)
 chmod 755 "$work"   # the jobs (as nobody) append to marks files below it
-cp "$peers"/* "$work"/
+cp -r "$peers"/. "$work"/
 # The two changes, each at a place the harness has today; a harness that moved on fails here, naming what is missing.
 python3 - "$work/peerbench.py" <<'PY' || die "could not adapt $peers/peerbench.py (see above); the copy is in $work"
 import sys

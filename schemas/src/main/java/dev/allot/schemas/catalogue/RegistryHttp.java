@@ -76,7 +76,7 @@ final class RegistryHttp {
     }
 
     /** A client whose blocking {@code send} is tried up to {@code attempts} times on a timeout or an I/O failure. */
-    static final class Retrying extends HttpClient {
+    private static final class Retrying extends HttpClient {
         private final HttpClient delegate;
         private final int attempts;
 

@@ -37,20 +37,13 @@ class EventSerdesTest {
         HttpServer registry = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         registry.createContext("/", exchange -> {
             callers.add(exchange.getRequestMethod() + " " + exchange.getRequestHeaders().getFirst("User-Agent"));
-            byte[] body = "{\"error_code\":500,\"message\":\"refused by the test\"}".getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(500, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
+            answer(exchange, 500, "{\"error_code\":500,\"message\":\"refused by the test\"}");
         });
         registry.start();
         try {
             Serializer<JobEvent> serializer = EventSerdes.valueSerializer(
                     "http://127.0.0.1:" + registry.getAddress().getPort());
-            JobEvent event = JobEvent.newBuilder().setEventId("e-1").setOccurredAt(Instant.parse("2026-12-06T07:00:00Z"))
-                    .setJobId("job-1").setStateAfter(null).setPayload(JobExited.newBuilder().setNodeId("node-1")
-                            .setReplicaIndex(0).setExitCode(0).setStopped(false).build())
-                    .build();
+            JobEvent event = exitedEvent();
 
             assertThatThrownBy(() -> serializer.serialize(Topics.JOB_EVENTS.name(), event)).isNotNull();
 
@@ -96,21 +89,14 @@ class EventSerdesTest {
             int id = contentIds.computeIfAbsent(artifact, a -> nextId.getAndIncrement());
             String coordinates = "{\"groupId\":\"default\",\"artifactId\":\"" + artifact + "\",\"version\":\"1\","
                     + "\"globalId\":" + id + ",\"contentId\":" + id + ",\"artifactType\":\"AVRO\"}";
-            byte[] answer = ("{\"artifact\":{\"groupId\":\"default\",\"artifactId\":\"" + artifact
-                    + "\",\"artifactType\":\"AVRO\"},\"version\":" + coordinates + "}").getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, answer.length);
-            exchange.getResponseBody().write(answer);
-            exchange.close();
+            answer(exchange, 200, "{\"artifact\":{\"groupId\":\"default\",\"artifactId\":\"" + artifact
+                    + "\",\"artifactType\":\"AVRO\"},\"version\":" + coordinates + "}");
         });
         registry.start();
         try {
             Serializer<JobEvent> serializer = EventSerdes.valueSerializer(
                     "http://127.0.0.1:" + registry.getAddress().getPort(), Duration.ofMillis(500), 3);
-            JobEvent event = JobEvent.newBuilder().setEventId("e-1").setOccurredAt(Instant.parse("2026-12-07T07:00:00Z"))
-                    .setJobId("job-1").setStateAfter(null).setPayload(JobExited.newBuilder().setNodeId("node-1")
-                            .setReplicaIndex(0).setExitCode(0).setStopped(false).build())
-                    .build();
+            JobEvent event = exitedEvent();
 
             // a guard against the hang itself (without the bound the call never returns), not a speed test
             byte[] bytes = assertTimeoutPreemptively(Duration.ofSeconds(60),
@@ -129,5 +115,20 @@ class EventSerdesTest {
             handlers.shutdownNow();
             handlers.awaitTermination(5, TimeUnit.SECONDS);
         }
+    }
+
+    private static JobEvent exitedEvent() {
+        return JobEvent.newBuilder().setEventId("e-1").setOccurredAt(Instant.parse("2026-12-07T07:00:00Z"))
+                .setJobId("job-1").setStateAfter(null).setPayload(JobExited.newBuilder().setNodeId("node-1")
+                        .setReplicaIndex(0).setExitCode(0).setStopped(false).build())
+                .build();
+    }
+
+    private static void answer(com.sun.net.httpserver.HttpExchange exchange, int status, String json) throws IOException {
+        byte[] body = json.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, body.length);
+        exchange.getResponseBody().write(body);
+        exchange.close();
     }
 }
