@@ -255,7 +255,7 @@ public final class NodeAgent {
         remember(replica);
         try {
             reports.jobEvent(replica.startedEventId(), key.jobId(), replica.started(), replica.startedAt());
-        } catch (RuntimeException e) { // refused at once (the registry unanswered after its retries): the process runs
+        } catch (RuntimeException e) { // refused (reports closed, or interrupted while the registry is away): it runs
             LOG.errorf(e, "could not report the start of %s; its exit is still watched and reported", key);
         }
         LOG.infof("started %s pid %d on GPUs %s: %s", key, replica.pid(), command.getGpuIndices(),
