@@ -35,6 +35,17 @@ record KeptProjection(Recovery.Rebuilt rebuilt, String term, Map<TopicPartition,
         return offsets;
     }
 
+    /** The positions that differ from the ones committed (a later commit of the term carries only these). */
+    static Map<TopicPartition, Long> moved(Map<TopicPartition, Long> positions, Map<TopicPartition, Long> committed) {
+        Map<TopicPartition, Long> moved = new HashMap<>();
+        positions.forEach((tp, position) -> {
+            if (!position.equals(committed.get(tp))) {
+                moved.put(tp, position);
+            }
+        });
+        return moved;
+    }
+
     /**
      * Whether the group's committed offsets (every input partition of the new term, null where none) are still the
      * ones this projection's term committed last: nobody else made a decision visible since.

@@ -442,7 +442,6 @@ public final class SchedulerLoop implements Runnable {
         long lastSnapshot = 0;
         long lastPassAt = -1;
         long offsetsCommittedAt = 0;
-        boolean termTagged = false; // every input's offset carries this term's tag once its first commit is in
         boolean queueChanged = true;
         DemandMeter demand = new DemandMeter(settings.cluster(), settings.demandInterval().toMillis());
         StepCommitter committer = new StepCommitter(producer, serializer, groupOnly, () -> stopping,
@@ -564,20 +563,18 @@ public final class SchedulerLoop implements Runnable {
                 queueChanged = false;
             }
             readTo = InputPositions.of(consumer);
-            boolean advanced = readTo.entrySet().stream().anyMatch(e -> !e.getValue().equals(committed.get(e.getKey())));
+            Map<TopicPartition, Long> moved = KeptProjection.moved(readTo, committed);
             boolean changed = !applied.isEmpty() || decisions > 0;
             // A step that writes nothing (heartbeats, mostly) commits its offsets at most once a second: a
             // transaction per poll made commits most of the loop's time at scale. Deferring them is safe: the
-            // next commit carries every position, and a successor reads the inputs after the committed offsets
-            // live, where they produced no output.
-            if (!out.isEmpty() || (advanced && now - offsetsCommittedAt >= OFFSETS_ONLY_EVERY_MILLIS)) {
+            // next commit carries every position that moved, and a successor reads the inputs after the committed
+            // offsets live, where they produced no output.
+            if (!out.isEmpty() || (!moved.isEmpty() && now - offsetsCommittedAt >= OFFSETS_ONLY_EVERY_MILLIS)) {
                 long began = System.nanoTime();
-                // every input's position, tagged with the term (a KeptProjection is judged by them): all of them in
-                // the term's first commit, then those that moved (a commit of all ~20 wrote ~600 offset records a
-                // second to the broker's __consumer_offsets in the peer benchmark's burst)
-                commit(committer, producer, out, KeptProjection.offsets(termTagged ? moved(readTo, committed) : readTo,
-                        term));
-                termTagged = true;
+                // the positions tagged with the term (a KeptProjection is judged by them): every input's in the term's
+                // first commit, then those that moved (a commit of all ~20 wrote ~600 offset records a second to the
+                // broker's __consumer_offsets in the peer benchmark's burst)
+                commit(committer, producer, out, KeptProjection.offsets(offsetsCommittedAt == 0 ? readTo : moved, term));
                 commitNanos = System.nanoTime() - began;
                 offsetsCommittedAt = now;
                 committed.putAll(readTo);
@@ -612,17 +609,6 @@ public final class SchedulerLoop implements Runnable {
         Map<String, Integer> counts = new java.util.TreeMap<>();
         items.forEach(i -> counts.merge(key.apply(i), 1, Integer::sum));
         return counts;
-    }
-
-    /** The positions that differ from the ones committed. */
-    static Map<TopicPartition, Long> moved(Map<TopicPartition, Long> positions, Map<TopicPartition, Long> committed) {
-        Map<TopicPartition, Long> moved = new HashMap<>();
-        positions.forEach((tp, position) -> {
-            if (!position.equals(committed.get(tp))) {
-                moved.put(tp, position);
-            }
-        });
-        return moved;
     }
 
     /** How often a step that writes nothing commits the offsets it read. */

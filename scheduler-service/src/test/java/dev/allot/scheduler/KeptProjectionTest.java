@@ -70,7 +70,7 @@ class KeptProjectionTest {
         Map<TopicPartition, Long> committed = new HashMap<>(Map.of(REQUESTS, 10L, STATUS, 40L));
         committed.put(events, null);
 
-        assertThat(SchedulerLoop.moved(Map.of(REQUESTS, 10L, STATUS, 41L, events, 0L), committed))
+        assertThat(KeptProjection.moved(Map.of(REQUESTS, 10L, STATUS, 41L, events, 0L), committed))
                 .containsOnly(Map.entry(STATUS, 41L), Map.entry(events, 0L));
     }
 }

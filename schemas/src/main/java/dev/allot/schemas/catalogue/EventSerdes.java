@@ -3,6 +3,7 @@ package dev.allot.schemas.catalogue;
 import io.apicurio.registry.serde.avro.AvroKafkaSerializer;
 import io.apicurio.registry.resolver.config.SchemaResolverConfig;
 import io.apicurio.registry.serde.avro.AvroSerdeConfig;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.avro.specific.SpecificRecord;
@@ -54,7 +55,7 @@ public final class EventSerdes {
     }
 
     /** A serializer whose registry calls each wait at most {@code timeout} and are tried {@code attempts} times. */
-    static <V extends SpecificRecord> Serializer<V> valueSerializer(String registryUrl, java.time.Duration timeout,
+    static <V extends SpecificRecord> Serializer<V> valueSerializer(String registryUrl, Duration timeout,
                                                                    int attempts) {
         AvroKafkaSerializer<V> serializer = new AvroKafkaSerializer<>(
                 RegistryHttp.facade(registryApiUrl(registryUrl), timeout, attempts));
