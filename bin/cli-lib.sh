@@ -5,7 +5,7 @@
 use_jdk
 CLI_JAR="$ALLOT_ROOT/cli/target/allot-cli.jar"
 cli_build() {
-  if [ ! -f "$CLI_JAR" ] || [ -n "$(find "$ALLOT_ROOT/cli/src/main" "$ALLOT_ROOT/cli/pom.xml" -newer "$CLI_JAR" -type f 2>/dev/null | head -1)" ]; then
+  if older_than_sources "$CLI_JAR" cli; then
     info "building the CLI (cli/target/allot-cli.jar)"
     mvnw -pl cli -am package -DskipTests >&2 || die "CLI build failed"
   fi

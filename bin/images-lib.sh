@@ -71,9 +71,7 @@ images_jars_stale() {
   [ -n "$(ls "$ALLOT_ROOT"/schemas/target/allot-schemas-*.jar 2>/dev/null)" ] || return 0
   for m in $IMAGE_SERVICES; do
     jar="$ALLOT_ROOT/$m/target/quarkus-app/quarkus-run.jar"
-    [ -f "$jar" ] || return 0
-    [ -z "$(find "$ALLOT_ROOT/$m/src/main" "$ALLOT_ROOT/schemas/src/main" "$ALLOT_ROOT/kafka-edge/src/main" "$ALLOT_ROOT/scheduler-core/src/main" \
-      -newer "$jar" -type f 2>/dev/null | head -1)" ] || return 0
+    ! older_than_sources "$jar" "$m" || return 0
   done
   return 1
 }

@@ -34,7 +34,7 @@ infra_prepare() {
   # The broker's set-up classes (test-support's LocalBroker, kafka-edge's ACL table), compiled when missing or older
   # than their sources.
   local marker="$ALLOT_ROOT/test-support/target/classes/dev/allot/testsupport/LocalBroker.class"
-  if [ ! -f "$marker" ] || [ -n "$(find "$ALLOT_ROOT/test-support/src/main" "$ALLOT_ROOT/kafka-edge/src/main" "$ALLOT_ROOT/schemas/src/main" -newer "$marker" -type f -print -quit 2>/dev/null)" ]; then
+  if older_than_sources "$marker" test-support; then
     mvnw -o -pl test-support -am compile || mvnw -pl test-support -am compile || die "build of test-support failed"
     touch "$marker"   # an incremental compile may leave it older than a source it did not need to recompile
   fi

@@ -60,6 +60,37 @@ use_jdk() {
 
 mvnw() { (cd "$ALLOT_ROOT" && ./mvnw -q -B "$@"); }
 
+# module_siblings MODULE: MODULE and the sibling modules it is built from, transitively (the dev.allot dependencies
+# of its pom outside test scope): a jar built from kafka-edge is stale when kafka-edge's sources change.
+module_siblings() {
+  local todo=("$1") seen=" " m
+  while [ ${#todo[@]} -gt 0 ]; do
+    m=${todo[0]}; todo=("${todo[@]:1}")
+    case "$seen" in *" $m "*) continue ;; esac
+    seen="$seen$m "
+    echo "$m"
+    # shellcheck disable=SC2207
+    todo+=($(awk '
+      /<dependency>/ { dep = 1; g = ""; a = ""; s = "" }
+      dep && /<groupId>/ { g = $0; sub(/.*<groupId>/, "", g); sub(/<\/groupId>.*/, "", g) }
+      dep && /<artifactId>/ { a = $0; sub(/.*<artifactId>/, "", a); sub(/<\/artifactId>.*/, "", a) }
+      dep && /<scope>/ { s = $0; sub(/.*<scope>/, "", s); sub(/<\/scope>.*/, "", s) }
+      /<\/dependency>/ { dep = 0; if (g == "dev.allot" && s != "test") { sub(/^allot-/, "", a); print a } }
+    ' "$ALLOT_ROOT/$m/pom.xml"))
+  done
+}
+
+# older_than_sources FILE MODULE...: whether FILE is missing, or older than a main source or pom of the modules or
+# of a sibling they are built from, or than the parent pom.
+older_than_sources() {
+  local file=$1 m paths=("$ALLOT_ROOT/pom.xml"); shift
+  [ -f "$file" ] || return 0
+  for m in $(for m in "$@"; do module_siblings "$m"; done | sort -u); do
+    paths+=("$ALLOT_ROOT/$m/src/main" "$ALLOT_ROOT/$m/pom.xml")
+  done
+  [ -n "$(find "${paths[@]}" -newer "$file" -type f -print -quit 2>/dev/null)" ]
+}
+
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 pid_alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }

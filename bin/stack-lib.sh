@@ -29,7 +29,7 @@ stack_build() {
   for entry in $(stack_entries); do
     IFS=: read -r _ module _ <<<"$entry"
     jar=$(service_jar "$module")
-    if [ ! -f "$jar" ] || [ -n "$(find "$ALLOT_ROOT/$module/src" "$ALLOT_ROOT/schemas/src" "$ALLOT_ROOT/scheduler-core/src" -newer "$jar" -type f 2>/dev/null | head -1)" ]; then
+    if older_than_sources "$jar" "$module"; then
       stale="$stale,$module"
     fi
   done

@@ -13,7 +13,7 @@ use_jdk
 [ $# -ge 1 ] || die "usage: bin/allot audit JOB [--cluster C]"
 module="$ALLOT_ROOT/scheduler-service"
 app="$module/target/quarkus-app"
-if [ ! -f "$app/quarkus-run.jar" ] || [ -n "$(find "$module/src/main" "$module/pom.xml" "$ALLOT_ROOT/scheduler-core/src/main" -newer "$app/quarkus-run.jar" -print -quit)" ]; then
+if older_than_sources "$app/quarkus-run.jar" scheduler-service; then
   info "building scheduler-service (once)"
   # -am: a fresh clone has none of its sibling modules (schemas, kafka-edge, scheduler-core) installed.
   mvnw -o -pl scheduler-service -am package -DskipTests || mvnw -pl scheduler-service -am package -DskipTests \

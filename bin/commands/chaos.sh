@@ -46,7 +46,7 @@ for entry in $(stack_entries); do
 done
 
 CHAOS_JAR="$ALLOT_ROOT/chaos/target/allot-chaos.jar"
-if [ ! -f "$CHAOS_JAR" ] || [ -n "$(find "$ALLOT_ROOT/chaos/src/main" "$ALLOT_ROOT/chaos/pom.xml" "$ALLOT_ROOT/schemas/src/main" "$ALLOT_ROOT/kafka-edge/src/main" -newer "$CHAOS_JAR" -type f -print -quit)" ]; then
+if older_than_sources "$CHAOS_JAR" chaos; then
   info "building the chaos checker (chaos/target/allot-chaos.jar)"
   # -am: a fresh clone has none of its sibling modules (schemas, kafka-edge) installed.
   mvnw -o -pl chaos -am package -DskipTests || mvnw -pl chaos -am package -DskipTests || die "could not build the chaos checker"

@@ -10,7 +10,7 @@
 use_jdk
 module="$ALLOT_ROOT/accounting-service"
 app="$module/target/quarkus-app"
-if [ ! -f "$app/quarkus-run.jar" ] || [ -n "$(find "$module/src/main" "$module/pom.xml" -newer "$app/quarkus-run.jar" -print -quit)" ]; then
+if older_than_sources "$app/quarkus-run.jar" accounting-service; then
   info "building accounting-service (once)"
   # -am: a fresh clone has none of its sibling modules (schemas, scheduler-core) installed.
   mvnw -o -pl accounting-service -am package -DskipTests || mvnw -pl accounting-service -am package -DskipTests \

@@ -12,8 +12,7 @@
 # shellcheck shell=bash
 use_jdk
 SIM_JAR="$ALLOT_ROOT/simulator/target/allot-simulator.jar"
-if [ ! -f "$SIM_JAR" ] || [ -n "$(find "$ALLOT_ROOT/scheduler-core/src" "$ALLOT_ROOT/simulator/src" "$ALLOT_ROOT/simulator/pom.xml" \
-    "$ALLOT_ROOT/schemas/src" "$ALLOT_ROOT/kafka-edge/src" -newer "$SIM_JAR" -type f 2>/dev/null | head -1)" ]; then
+if older_than_sources "$SIM_JAR" simulator; then
   info "building the simulator"
   # -am: a fresh clone has none of its sibling modules (schemas, kafka-edge, scheduler-core) installed.
   mvnw -o -pl simulator -am package -DskipTests || mvnw -pl simulator -am package -DskipTests || die "simulator build failed"
