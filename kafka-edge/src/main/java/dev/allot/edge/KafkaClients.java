@@ -42,6 +42,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  */
 public final class KafkaClients {
 
+    /** A transactional producer's {@code retry.backoff.ms}: see {@link #transactionalProducerConfig}. */
+    static final int TRANSACTION_RETRY_BACKOFF_MS = 5;
+
     private final String bootstrapServers;
     private final String registryUrl;
     private final KafkaSecurity security;
@@ -156,10 +159,28 @@ public final class KafkaClients {
      */
     public KafkaProducer<String, byte[]> transactionalProducer(String clientId, String transactionalId,
                                                                Map<String, ?> overrides) {
+        return new KafkaProducer<>(transactionalProducerConfig(clientId, transactionalId, overrides),
+                new StringSerializer(), new ByteArraySerializer());
+    }
+
+    /**
+     * A transactional producer's settings: {@link #producerConfig}, the transactional id, a short first retry.
+     *
+     * <p>A transaction begun right after the previous commit finds the coordinator still writing that commit's
+     * markers: its {@code AddPartitionsToTxn} and {@code TxnOffsetCommit} come back {@code CONCURRENT_TRANSACTIONS}
+     * (the broker counted 274 and 154 of them over 200 back-to-back transactions), and the client waits
+     * {@code retry.backoff.ms} before asking again (20 ms for {@code AddPartitionsToTxn}): Kafka's default 100 ms, so
+     * one commit in ten took over 100 ms on an idle broker. A loop that commits as soon as it has input commits back
+     * to back. The client's transaction requests retry at this fixed interval, so 5 ms also means a retry every 5 ms
+     * while a coordinator loads: a few hundred small requests on the loopback, for a moment.
+     */
+    public Map<String, Object> transactionalProducerConfig(String clientId, String transactionalId,
+                                                           Map<String, ?> overrides) {
         Map<String, Object> config = producerConfig(clientId);
         config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        config.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, TRANSACTION_RETRY_BACKOFF_MS);
         config.putAll(overrides);
-        return new KafkaProducer<>(config, new StringSerializer(), new ByteArraySerializer());
+        return config;
     }
 
     // ---------------------------------------------------------------- admin and streams

@@ -37,6 +37,18 @@ class KafkaClientsTest {
     }
 
     @Test
+    void givenATransactionalProducer_whenConfigured_thenItsIdAndAShortRetry_andOverridesWin() {
+        Map<String, Object> config = kafka.transactionalProducerConfig("svc", "svc-tx",
+                Map.of(ProducerConfig.LINGER_MS_CONFIG, 0));
+
+        // back-to-back transactions meet CONCURRENT_TRANSACTIONS; Kafka's 100 ms default made every tenth commit wait it
+        assertThat(config).containsEntry(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "svc-tx")
+                .containsEntry(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 5)
+                .containsEntry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true)
+                .containsEntry(ProducerConfig.LINGER_MS_CONFIG, 0);
+    }
+
+    @Test
     void givenStreams_whenConfigured_thenExactlyOnceFromTheEarliest_andOverridesWin() {
         Properties config = kafka.streamsConfig("app", Map.of("num.stream.threads", 2,
                 "consumer.auto.offset.reset", "latest"));
