@@ -3,6 +3,7 @@ package dev.allot.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.allot.schemas.JobEvent;
+import dev.allot.schemas.JobPlaced;
 import dev.allot.schemas.JobRequest;
 import dev.allot.schemas.JobStarted;
 import dev.allot.schemas.JobSubmitted;
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.Test;
  * Not part of the normal test run (run with {@code bin/allot e2e-bench}): the whole system as real
  * processes on an idle cluster; a JobSubmitted event is produced and the clock stops when the node
  * agent reports JobStarted, i.e. the OS process is running with its GPUs. One job at a time.
+ * Also split at the scheduler's JobPlaced (its decision's time; the agent reads it once the step's transaction
+ * commits): submitted -> placed and placed -> started, and the slowest jobs' split, to say where a tail comes from.
  * Figures go to docs/benchmarks.md.
  */
 @AllotInfra
@@ -44,6 +47,7 @@ class EndToEndLatencyBenchmark {
             system.api.putBudget(lab, 1);
             system.api.putBudget(lab + "/team", 1);
             List<Double> millis = new ArrayList<>();
+            List<double[]> splits = new ArrayList<>(); // total, submitted -> placed, placed -> started (ms)
             try (KafkaProducer<String, JobRequest> producer = infra.producer();
                  KafkaConsumer<String, JobEvent> events = infra.consumer(JobEvent.class)) {
                 events.subscribe(Set.of(Topics.JOB_EVENTS.name()));
@@ -61,16 +65,24 @@ class EndToEndLatencyBenchmark {
                             .build()));
                     long began = System.nanoTime();
                     Double elapsed = null;
+                    Instant placed = null;
+                    Instant started = null;
                     while (elapsed == null && System.nanoTime() - began < Duration.ofSeconds(30).toNanos()) {
                         for (ConsumerRecord<String, JobEvent> r : events.poll(Duration.ofMillis(5))) {
+                            if (r.key().equals(id) && r.value().getPayload() instanceof JobPlaced) {
+                                placed = r.value().getOccurredAt();
+                            }
                             if (r.key().equals(id) && r.value().getPayload() instanceof JobStarted) {
                                 elapsed = (System.nanoTime() - began) / 1e6;
+                                started = r.value().getOccurredAt();
                             }
                         }
                     }
                     assertThat(elapsed).as("JobStarted of %s", id).isNotNull();
                     if (i >= warmup) {
                         millis.add(elapsed);
+                        splits.add(new double[] {elapsed, placed == null ? Double.NaN : millisBetween(sent, placed),
+                                placed == null ? Double.NaN : millisBetween(placed, started)});
                     }
                 }
             }
@@ -78,7 +90,18 @@ class EndToEndLatencyBenchmark {
             System.out.printf("BENCH e2e submit->process running, idle cluster, %d jobs: p50 %.1f ms, p90 %.1f ms,"
                             + " p99 %.1f ms, max %.1f ms%n", millis.size(), pct(millis, 0.50), pct(millis, 0.90),
                     pct(millis, 0.99), millis.get(millis.size() - 1));
+            List<Double> toPlaced = splits.stream().map(x -> x[1]).filter(x -> !x.isNaN()).sorted().toList();
+            List<Double> toStarted = splits.stream().map(x -> x[2]).filter(x -> !x.isNaN()).sorted().toList();
+            System.out.printf("BENCH e2e split: submitted->placed p50 %.1f p99 %.1f ms, placed->started p50 %.1f p99 %.1f ms;"
+                            + " slowest (total / to placed / to started):%s%n", pct(toPlaced, 0.5), pct(toPlaced, 0.99),
+                    pct(toStarted, 0.5), pct(toStarted, 0.99), splits.stream()
+                            .sorted((x, y) -> Double.compare(y[0], x[0])).limit(4)
+                            .map(x -> String.format(" %.0f/%.0f/%.0f", x[0], x[1], x[2])).reduce("", String::concat));
         }
+    }
+
+    private static double millisBetween(Instant from, Instant to) {
+        return Duration.between(from, to).toNanos() / 1e6;
     }
 
     private static double pct(List<Double> sorted, double p) {
