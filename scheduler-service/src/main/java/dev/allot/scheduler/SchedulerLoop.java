@@ -570,12 +570,11 @@ public final class SchedulerLoop implements Runnable {
             // next commit carries every position that moved, and a successor reads the inputs after the committed
             // offsets live, where they produced no output.
             if (!out.isEmpty() || (!moved.isEmpty() && now - offsetsCommittedAt >= OFFSETS_ONLY_EVERY_MILLIS)) {
-                long began = System.nanoTime();
                 // the positions tagged with the term (a KeptProjection is judged by them): every input's in the term's
                 // first commit, then those that moved (a commit of all ~20 wrote ~600 offset records a second to the
                 // broker's __consumer_offsets in the peer benchmark's burst)
-                commit(committer, producer, out, KeptProjection.offsets(offsetsCommittedAt == 0 ? readTo : moved, term));
-                commitNanos = System.nanoTime() - began;
+                commitNanos = commit(committer, producer, out,
+                        KeptProjection.offsets(offsetsCommittedAt == 0 ? readTo : moved, term));
                 offsetsCommittedAt = now;
                 committed.putAll(readTo);
                 if (LOG.isDebugEnabled()) {
@@ -618,7 +617,8 @@ public final class SchedulerLoop implements Runnable {
     /** Longer than this between two polls, and the nodes are not held to the time the loop was not reading. */
     private static final long DEAF_MILLIS = 1_000;
 
-    private void commit(StepCommitter committer, KafkaProducer<String, byte[]> producer, List<Output> out,
+    /** One step's transaction; returns how long it took (also the commit metric's figure). */
+    private long commit(StepCommitter committer, KafkaProducer<String, byte[]> producer, List<Output> out,
             Map<TopicPartition, OffsetAndMetadata> offsets) {
         long began = System.nanoTime();
         committer.commit(out, offsets, () -> {
@@ -634,7 +634,9 @@ public final class SchedulerLoop implements Runnable {
                 frozen = false;
             }
         });
-        metrics.transaction(System.nanoTime() - began);
+        long nanos = System.nanoTime() - began;
+        metrics.transaction(nanos);
+        return nanos;
     }
 
     private void deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, long now, List<Output> out) {
