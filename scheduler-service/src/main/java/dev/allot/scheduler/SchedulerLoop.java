@@ -23,7 +23,6 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -462,6 +461,7 @@ public final class SchedulerLoop implements Runnable {
         consumer.pause(requests);
         boolean catchingUp = true;
         long polledAt = 0;
+        InputPoll inputs = new InputPoll(consumer, System::nanoTime);
         Phase phase = Phase.REPLAYING;
         while (!stopping) {
             if (catchingUp && factsEnd.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue())) {
@@ -479,7 +479,7 @@ public final class SchedulerLoop implements Runnable {
                 // the last step took that long: heartbeats sent meanwhile are not read yet, nor known to wait
                 projection.notListening(beforePoll - polledAt);
             }
-            ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(wait));
+            List<ConsumerRecord<byte[], byte[]>> records = inputs.poll(Duration.ofMillis(wait));
             polledAt = System.currentTimeMillis();
             try {
                 role.check(); // an instance that is no longer active decides nothing more
@@ -489,7 +489,7 @@ public final class SchedulerLoop implements Runnable {
                 throw lost;
             }
             if (catchingUp) {
-                caughtUpRecords += records.count();
+                caughtUpRecords += records.size();
             }
             metrics.lag(consumer);
             long now = System.currentTimeMillis();
@@ -598,7 +598,7 @@ public final class SchedulerLoop implements Runnable {
                 LOG.warnf("cluster %s: a step took %d ms (pass %d, queue snapshot %d, commit %d, expected starts' copy "
                         + "%d; %d records in, inputs %s, records out %s)", settings.cluster(), stepNanos / 1_000_000,
                         passNanos / 1_000_000, snapshotNanos / 1_000_000, commitNanos / 1_000_000,
-                        estimateNanos / 1_000_000, records.count(), countBy(applied, i -> i.getClass().getSimpleName()),
+                        estimateNanos / 1_000_000, records.size(), countBy(applied, i -> i.getClass().getSimpleName()),
                         countBy(out, Output::topic));
             }
         }
