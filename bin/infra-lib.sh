@@ -90,10 +90,11 @@ kafka_node() {
   local session_ms="${ALLOT_KAFKA_SESSION_MS:-3000}"
   # kept across restarts, so that a fault can be read afterwards; one older file past 64 MiB, not more
   if [ "$(stat -c %s "$2" 2>/dev/null || echo 0)" -gt $((64 * 1024 * 1024)) ]; then mv -f "$2" "$2.1"; fi
-  # C1 only, as the services: a freshly started broker otherwise spends its first minutes of traffic in C2 compiles,
-  # 0.74-0.78 of the 2 cores during the peer benchmark's 500-job burst against 0.44-0.47 with C1 (warm, both ~0.4).
+  # C1 only and early, as the services (bin/stack-lib.sh): a freshly started broker otherwise spends its first minutes
+  # of traffic in C2 compiles, 0.74-0.78 of the 2 cores during the peer benchmark's 500-job burst against 0.44-0.50
+  # with C1 (warm, all ~0.4), and 0.39-0.41 when C1 compiles after a tenth of the usual invocations.
   nohup "$JAVA" $JBOSS_LOG -Dlogging.configuration="file:$KAFKA_DIR/logging.properties" "-Xmx$4" -XX:+UseG1GC \
-    -XX:TieredStopAtLevel=1 \
+    -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.1 \
     -cp "$cp" kafka.Kafka "$1" \
     --override "broker.session.timeout.ms=$session_ms" \
     --override "broker.heartbeat.interval.ms=$(( session_ms / 6 > 0 ? session_ms / 6 : 1 ))" >>"$2" 2>&1 &
