@@ -7,6 +7,12 @@ REGISTRY_HOME="$ALLOT_HOME/dist/apicurio-registry-$REGISTRY_VERSION"
 KAFKA_CLASSPATH_FILE="$ALLOT_HOME/dist/kafka-$KAFKA_VERSION.classpath"
 # The classpath carries JBoss LogManager (through the registry client); install it before first use.
 JBOSS_LOG="-Djava.util.logging.manager=org.jboss.logmanager.LogManager"
+# The JIT of the stack's long-running JVMs (the broker, its controller, the services in bin/stack-lib.sh): C1 only,
+# compiling after a tenth of the usual invocations. On 2 cores C2's compiles cost more than they gain over minutes (a
+# freshly started broker spent 0.74-0.78 of the cores in them during the peer benchmark's 500-job burst, 0.44-0.50 with
+# C1; warm, all ~0.4); at the usual thresholds the first burst after 'up' ran half-interpreted (the services, 6 runs
+# against 7: POST p50 5.5 against 8.3 ms, turnover 48 against 62 ms, ~15 % less CPU; the broker 0.39-0.41 cores).
+STACK_JIT=(-XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.1)
 
 broker_mode() {
   case "$KAFKA_SECURITY" in
@@ -90,11 +96,8 @@ kafka_node() {
   local session_ms="${ALLOT_KAFKA_SESSION_MS:-3000}"
   # kept across restarts, so that a fault can be read afterwards; one older file past 64 MiB, not more
   if [ "$(stat -c %s "$2" 2>/dev/null || echo 0)" -gt $((64 * 1024 * 1024)) ]; then mv -f "$2" "$2.1"; fi
-  # C1 only and early, as the services (bin/stack-lib.sh): a freshly started broker otherwise spends its first minutes
-  # of traffic in C2 compiles, 0.74-0.78 of the 2 cores during the peer benchmark's 500-job burst against 0.44-0.50
-  # with C1 (warm, all ~0.4), and 0.39-0.41 when C1 compiles after a tenth of the usual invocations.
   nohup "$JAVA" $JBOSS_LOG -Dlogging.configuration="file:$KAFKA_DIR/logging.properties" "-Xmx$4" -XX:+UseG1GC \
-    -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.1 \
+    "${STACK_JIT[@]}" \
     -cp "$cp" kafka.Kafka "$1" \
     --override "broker.session.timeout.ms=$session_ms" \
     --override "broker.heartbeat.interval.ms=$(( session_ms / 6 > 0 ? session_ms / 6 : 1 ))" >>"$2" 2>&1 &

@@ -62,10 +62,7 @@ stack_start_service() {
   app_dir=$(dirname "$(service_jar "$module")")
   [ -f "$app_dir/app-cds.jsa" ] && cds=("-XX:SharedArchiveFile=$app_dir/app-cds.jsa")
   [ -d "$app_dir" ] || die "$app_dir is missing: the build of $module did not run"
-  # C1 only (C2's compiles cost more than they gain on 2 cores over minutes), and compiled after a tenth of the usual
-  # invocations: the first burst after 'up' ran half-interpreted (the peer benchmark's single workload, 6 runs
-  # against 7: POST p50 5.5 against 8.3 ms, turnover 48 against 62 ms, the services' CPU ~15 % lower).
-  ( cd "$app_dir" && exec nohup "$JAVA" -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:CompileThresholdScaling=0.1 "${cds[@]}" \
+  ( cd "$app_dir" && exec nohup "$JAVA" -Xmx512m -XX:+UseSerialGC "${STACK_JIT[@]}" "${cds[@]}" \
     -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$port" \
     -Dkafka.bootstrap.servers="127.0.0.1:$KAFKA_PORT" \
     -Dquarkus.kafka-streams.bootstrap-servers="127.0.0.1:$KAFKA_PORT" \
