@@ -14,7 +14,8 @@ import java.util.function.Function;
 
 /**
  * The whole system for one cluster, as real processes: budget-service, accounting-service,
- * scheduler-service and a node agent hosting fake GPU nodes, on the test JVM's broker and registry. On a
+ * scheduler-service and a node agent hosting fake GPU nodes (none when {@code nodes} is 0), on the test JVM's broker
+ * and registry. On a
  * secured broker each service authenticates as its own principal (the principals are named as the modules).
  */
 final class AllotSystem implements AutoCloseable {
@@ -56,7 +57,7 @@ final class AllotSystem implements AutoCloseable {
                 "quarkus.log.category.\"dev.allot.scheduler\".level", "DEBUG"));
         scheduler = ServiceProcess.of("scheduler-service", bootstrap, registry, stateDir.resolve("scheduler"),
                 schedulerProperties, security.apply("scheduler-service"));
-        agent = ServiceProcess.of("node-agent", bootstrap, registry, stateDir.resolve("agent"), Map.of(
+        agent = nodes == 0 ? null : ServiceProcess.of("node-agent", bootstrap, registry, stateDir.resolve("agent"), Map.of(
                 "allot.agent.cluster", cluster,
                 "allot.agent.fake-nodes", String.valueOf(nodes),
                 "allot.agent.gpus-per-node", String.valueOf(gpusPerNode),
@@ -70,11 +71,17 @@ final class AllotSystem implements AutoCloseable {
         return start(infra.bootstrapServers(), infra.registryUrl(), infra::security, cluster, nodes, gpusPerNode);
     }
 
+    /** Without a node agent: the cluster's nodes are registered by someone else (the scale benchmark's fake executor). */
+    static AllotSystem startWithoutAgent(AllotInfrastructure infra, String cluster) throws Exception {
+        return start(infra, cluster, 0, 0);
+    }
+
     /** On a broker and registry of the test's own (e.g. one it stops and starts again); each service's Kafka principal from {@code security}. */
     static AllotSystem start(String bootstrap, String registry, Function<String, KafkaSecurity> security, String cluster,
                              int nodes, int gpusPerNode) throws Exception {
         AllotSystem system = new AllotSystem(bootstrap, registry, security, cluster, nodes, gpusPerNode);
-        List<ServiceProcess> all = List.of(system.budget, system.accounting, system.scheduler, system.agent);
+        List<ServiceProcess> all = java.util.stream.Stream.of(system.budget, system.accounting, system.scheduler,
+                system.agent).filter(java.util.Objects::nonNull).toList();
         for (ServiceProcess service : all) {
             service.start();
         }

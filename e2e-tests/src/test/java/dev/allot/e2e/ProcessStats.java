@@ -36,6 +36,40 @@ final class ProcessStats {
         }
     }
 
+    /** CPU nanoseconds of each live Java thread of this JVM, by thread id, with its name. */
+    static java.util.Map<Long, ThreadCpu> threadCpu() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        java.util.Map<Long, ThreadCpu> cpu = new java.util.HashMap<>();
+        for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null) {
+                long nanos = threads.getThreadCpuTime(info.getThreadId());
+                if (nanos >= 0) {
+                    cpu.put(info.getThreadId(), new ThreadCpu(info.getThreadName(), nanos));
+                }
+            }
+        }
+        return cpu;
+    }
+
+    record ThreadCpu(String name, long nanos) {
+    }
+
+    /**
+     * This JVM's CPU between two {@link #threadCpu()} snapshots, summed by {@code group} of the thread's name, in
+     * milliseconds (threads that ended in between are left out).
+     */
+    static java.util.Map<String, Long> threadCpuMillisByGroup(java.util.Map<Long, ThreadCpu> before,
+                                                            java.util.Map<Long, ThreadCpu> after,
+                                                            java.util.function.Function<String, String> group) {
+        java.util.Map<String, Long> millis = new java.util.TreeMap<>();
+        after.forEach((id, t) -> {
+            ThreadCpu was = before.get(id);
+            long nanos = t.nanos() - (was != null && was.name().equals(t.name()) ? was.nanos() : 0);
+            millis.merge(group.apply(t.name()), nanos / 1_000_000, Long::sum);
+        });
+        return millis;
+    }
+
     /** VmHWM, in MB; -1 if the process is gone. */
     static long peakRssMb(long pid) {
         try {
