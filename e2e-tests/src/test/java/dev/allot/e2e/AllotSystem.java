@@ -15,8 +15,8 @@ import java.util.function.Function;
 /**
  * The whole system for one cluster, as real processes: budget-service, accounting-service,
  * scheduler-service and a node agent hosting fake GPU nodes (none when {@code nodes} is 0), on the test JVM's broker
- * and registry. On a
- * secured broker each service authenticates as its own principal (the principals are named as the modules).
+ * and registry. On a secured broker each service authenticates as its own principal (the principals are named as the
+ * modules).
  */
 final class AllotSystem implements AutoCloseable {
 

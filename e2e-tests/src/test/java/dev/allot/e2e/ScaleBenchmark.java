@@ -228,14 +228,12 @@ class ScaleBenchmark {
                         (ProcessStats.cpuMillis(ProcessHandle.current().pid()) - brokerBefore) / 1e3);
                 // which of this JVM's threads: the broker's, the fake executor's, the benchmark's own clients'
                 Map<Long, ProcessStats.ThreadCpu> threadsAfter = ProcessStats.threadCpu();
-                System.out.println("BENCH scale this JVM's Java threads, CPU s over the run: " + ProcessStats
-                        .threadCpuMillisByGroup(threadsBefore, threadsAfter, ScaleBenchmark::threadGroup)
-                        .entrySet().stream().map(e -> String.format("%s %.1f", e.getKey(), e.getValue() / 1e3))
-                        .collect(java.util.stream.Collectors.joining(", ")) + " (the rest of the JVM's CPU: GC, JIT);"
-                        + " the busiest: " + ProcessStats.threadCpuMillisByGroup(threadsBefore, threadsAfter, name -> name)
-                        .entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(6)
-                        .map(e -> String.format("%s %.1f", e.getKey(), e.getValue() / 1e3))
-                        .collect(java.util.stream.Collectors.joining(", ")));
+                System.out.println("BENCH scale this JVM's Java threads, CPU s over the run: "
+                        + seconds(ProcessStats.threadCpuMillisByGroup(threadsBefore, threadsAfter, ScaleBenchmark::threadGroup)
+                                .entrySet().stream())
+                        + " (the rest of the JVM's CPU: GC, JIT); the busiest: "
+                        + seconds(ProcessStats.threadCpuMillisByGroup(threadsBefore, threadsAfter, name -> name)
+                                .entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(6)));
                 long jobProcessesMillis = childrenMillis.values().stream().mapToLong(Long::longValue).sum();
                 // what starting and running the jobs' processes costs, next to the services: on a small machine the
                 // bound of end-to-end throughput with real processes
@@ -251,27 +249,18 @@ class ScaleBenchmark {
      */
     private static void caughtUp(FakeExecutor executor, ScaleOut scaleOut, AllotApi api, List<String> clusters,
                                  String account, int jobs) {
-        org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(5))
-                .alias(String.format("the fake executor's exits: %d started, %d exited of %d", executor.started.get(),
-                        executor.exited.get(), jobs))
-                .until(() -> executor.exited.get() >= jobs);
+        // the counts in the message are those of the last look, not of the first
+        org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(5)).untilAsserted(() -> assertThat(executor.exited.get())
+                .as("the fake executor's exits (%d started)", executor.started.get()).isGreaterThanOrEqualTo(jobs));
         long last = executor.lastExitNanos;
         List<String> parts = new ArrayList<>();
         for (String cluster : clusters) {
             double reported = executor.reportedGpuSeconds.get(cluster).sum();
-            double[] held = {0};
-            try {
-                org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(Long.getLong("bench.catch-up-minutes", 5)))
-                        .pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> {
-                            String[] u = scaleOut.usageFromEach(List.of(cluster), account, System.currentTimeMillis())
-                                    .get(0).split("\\+");
-                            held[0] = Double.parseDouble(u[0]) + Double.parseDouble(u[1]);
-                            return held[0] >= reported * (1 - 1e-9) - 1e-6;
-                        });
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
-                throw new AssertionError(String.format("the accounting-service holds %.6f of the %.6f GPU-s reported on %s",
-                        held[0], reported, cluster), e);
-            }
+            org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(Long.getLong("bench.catch-up-minutes", 5)))
+                    .pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+                    .untilAsserted(() -> assertThat(scaleOut.usedGpuSeconds(cluster, account))
+                            .as("GPU-s the accounting-service holds of the %.6f reported on %s", reported, cluster)
+                            .isGreaterThanOrEqualTo(reported * (1 - 1e-9) - 1e-6));
             parts.add(String.format("accounting holds %s's %.1f GPU-s %.1f s after the last exit", cluster, reported,
                     (System.nanoTime() - last) / 1e9));
         }
@@ -350,11 +339,17 @@ class ScaleBenchmark {
         return t == null ? -1 : Duration.between(sent.get(id), t).toMillis();
     }
 
+    /** "name seconds, ..." of CPU milliseconds by name. */
+    private static String seconds(java.util.stream.Stream<Map.Entry<String, Long>> millisByName) {
+        return millisByName.map(e -> String.format("%s %.1f", e.getKey(), e.getValue() / 1e3))
+                .collect(java.util.stream.Collectors.joining(", "));
+    }
+
     private static String threadGroup(String name) {
         if (name.contains("fake-executor")) {
             return "fake executor";
         }
-        if (name.equals("main") || name.contains("test-producer") || name.contains("test-")) {
+        if (name.equals("main") || name.contains("test-")) { // test-producer-..., test-<group> (AllotInfrastructure)
             return "benchmark clients";
         }
         return name.startsWith("kafka-producer") || name.contains("HttpClient") || name.startsWith("awaitility")

@@ -33,10 +33,13 @@ final class ScaleOut implements AutoCloseable {
     final List<ServiceProcess> budgets = new ArrayList<>();
     final List<ServiceProcess> accountings = new ArrayList<>();
     private final List<ServiceProcess> extras = new ArrayList<>();
+    /** Asks the accounting-services (plain GETs of their own API). */
+    private final AllotApi http;
 
     private ScaleOut(AllotSystem system) {
         budgets.add(system.budget);
         accountings.add(system.accounting);
+        http = new AllotApi(system.budget.url());
     }
 
     /** Starts the extra instances; the accounting-services are serving when each answers every cluster's usage. */
@@ -86,16 +89,25 @@ final class ScaleOut implements AutoCloseable {
      * GPU-seconds (cluster by cluster, instance by instance).
      */
     List<String> usageFromEach(List<String> clusters, String account, long asOf) {
-        AllotApi http = new AllotApi(budgets.get(0).url());
         List<String> usage = new ArrayList<>();
         for (String cluster : clusters) {
             for (ServiceProcess accounting : accountings) {
-                JsonNode u = http.json(accounting.url() + "/accounting/usage?cluster=" + cluster + "&account="
-                        + account + "&asOf=" + asOf);
+                JsonNode u = usage(accounting, cluster, account, asOf);
                 usage.add(u.get("chargedGpuSeconds").asDouble() + "+" + u.get("unallocatedGpuSeconds").asDouble());
             }
         }
         return usage;
+    }
+
+    /** The account's charged plus unallocated GPU-seconds on the cluster now, from the first accounting-service. */
+    double usedGpuSeconds(String cluster, String account) {
+        JsonNode u = usage(accountings.get(0), cluster, account, System.currentTimeMillis());
+        return u.get("chargedGpuSeconds").asDouble() + u.get("unallocatedGpuSeconds").asDouble();
+    }
+
+    private JsonNode usage(ServiceProcess accounting, String cluster, String account, long asOf) {
+        return http.json(accounting.url() + "/accounting/usage?cluster=" + cluster + "&account=" + account
+                + "&asOf=" + asOf);
     }
 
     /**
