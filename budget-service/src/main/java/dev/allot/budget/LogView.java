@@ -9,6 +9,8 @@ import dev.allot.budget.tree.BudgetTree;
 import dev.allot.budget.tree.ClusterCapacity;
 import dev.allot.budget.tree.UsageBook;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Everything this service knows, all of it a projection of the log: the budget tree, cluster
@@ -21,10 +23,20 @@ public class LogView {
     private volatile BudgetTree tree = BudgetTree.empty();
     private final ClusterCapacity capacity = new ClusterCapacity();
     private final UsageBook usage = new UsageBook();
-    private final JobBook jobs = new JobBook();
+    private final JobBook jobs;
     private final QueueBoard queues = new QueueBoard();
     private final NodeBoard nodes = new NodeBoard();
     private final HourlyLedger hours = new HourlyLedger();
+
+    public LogView() {
+        this(JobBook.DEFAULT_KEEP_WHOLE);
+    }
+
+    @Inject
+    public LogView(@ConfigProperty(name = "allot.budget.jobs-kept-whole",
+            defaultValue = "" + JobBook.DEFAULT_KEEP_WHOLE) int jobsKeptWhole) {
+        jobs = new JobBook(jobsKeptWhole);
+    }
 
     public BudgetTree tree() {
         return tree;

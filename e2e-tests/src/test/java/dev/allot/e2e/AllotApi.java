@@ -59,6 +59,11 @@ final class AllotApi {
         return response.status() == 200 ? response.json().path("state").asText() : "HTTP " + response.status();
     }
 
+    /** GET /jobs with a query string ({@code state=COMPLETED&limit=10}). */
+    JsonNode jobs(String query) {
+        return send("GET", "/jobs?" + query, null).json();
+    }
+
     JsonNode queue(String cluster) {
         return send("GET", "/queue?cluster=" + cluster, null).json();
     }
@@ -66,13 +71,22 @@ final class AllotApi {
     /** GET of an absolute URL (another service's API), as JSON. */
     JsonNode json(String url) {
         try {
+            return JSON.readTree(text(url));
+        } catch (IOException e) {
+            throw new IllegalStateException("GET " + url + " is not JSON", e);
+        }
+    }
+
+    /** GET of an absolute URL without a token (a service's own /q endpoints), as text. */
+    String text(String url) {
+        try {
             HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url))
                     .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) {
                 throw new IllegalStateException("GET " + url + " answered " + response.statusCode() + ": "
                         + response.body());
             }
-            return JSON.readTree(response.body());
+            return response.body();
         } catch (IOException e) {
             throw new IllegalStateException("GET " + url + " failed", e);
         } catch (InterruptedException e) {

@@ -1,5 +1,7 @@
 package dev.allot.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.allot.edge.security.KafkaSecurity;
 import dev.allot.schemas.BudgetDefined;
 import dev.allot.schemas.BudgetEvent;
@@ -76,9 +78,27 @@ class HistoryRestartBenchmark {
                 double ready = seconds(start);
                 AllotApi api = new AllotApi(budget.url());
                 awaitTrue(Duration.ofMinutes(10), () -> "COMPLETED".equals(api.state(last)));
+                double completed = seconds(start);
+                String metrics = api.text(budget.url() + "/q/metrics");
+                double asFacts = metric(metrics, "allot_budget_jobs_finished_as_facts");
                 System.out.printf(Locale.ROOT, "BENCH history budget-service, %s: ready after %.2f s, the last of %d"
-                        + " jobs COMPLETED in its view after %.2f s (load %s)%n", round, ready, history, seconds(start),
-                        load());
+                        + " jobs COMPLETED in its view after %.2f s; %.0f finished jobs kept as facts, %.0f facts"
+                        + " applied to a job kept as facts (load %s)%n", round, ready, history, completed, asFacts,
+                        metric(metrics, "allot_budget_jobs_reopened_total"), load());
+                assertThat(asFacts).as("all but the most recently finished jobs kept as facts")
+                        .isGreaterThanOrEqualTo(history - 4096);
+                long[] listNanos = new long[21];
+                for (int call = 0; call < listNanos.length; call++) {
+                    long sent = System.nanoTime();
+                    var page = api.jobs("state=COMPLETED&limit=10");
+                    listNanos[call] = System.nanoTime() - sent;
+                    assertThat(page.get("count").asInt()).isEqualTo(history);
+                    assertThat(page.get("jobs").get(0).get("id").asText()).isEqualTo(last);
+                }
+                java.util.Arrays.sort(listNanos);
+                System.out.printf(Locale.ROOT, "BENCH history budget-service, %s: GET /jobs?state=COMPLETED&limit=10"
+                        + " over %d jobs: p50 %.1f ms, max %.1f ms (%d calls)%n", round, history,
+                        listNanos[listNanos.length / 2] / 1e6, listNanos[listNanos.length - 1] / 1e6, listNanos.length);
             }
             for (String round : List.of("first start", "restart after SIGKILL")) {
                 if (round.startsWith("restart")) {
@@ -109,6 +129,13 @@ class HistoryRestartBenchmark {
                 }
             }
         }
+    }
+
+    /** A metric without labels from a Prometheus text page. */
+    private static double metric(String page, String name) {
+        return page.lines().filter(line -> line.startsWith(name + " ")).mapToDouble(line ->
+                Double.parseDouble(line.substring(name.length() + 1).trim())).findFirst()
+                .orElseThrow(() -> new AssertionError(name + " not on the metrics page"));
     }
 
     private static void awaitTrue(Duration atMost, java.util.concurrent.Callable<Boolean> condition) {

@@ -32,9 +32,13 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -144,7 +148,7 @@ public class JobResource {
                                 + " submission within " + settings.writeTimeout() + ": " + EventPublisher.reason(error)
                                 + "; submitting again with the same id is safe"));
                     }
-                    view.jobs().submitted(request.getEventId(), request.getOccurredAt(), job);
+                    view.jobs().request(request);
                     metrics.counter("allot.jobs.submitted").increment();
                     // no Location header: resolving it needs the request, and this runs on Kafka's I/O thread
                     return Response.accepted(Map.of("id", job.getJobId())).build();
@@ -225,7 +229,8 @@ public class JobResource {
                 .setSecretEnv(secretEnv)
                 .setExpectedDurationSeconds(expected)
                 .setCheckpointGraceSeconds(grace == null ? null : grace.intValue())
-                .setSubmittedAt(Instant.now())
+                // milliseconds, as the log keeps it: this instance's view reads as every other's
+                .setSubmittedAt(Instant.now().truncatedTo(ChronoUnit.MILLIS))
                 .build();
     }
 
@@ -278,18 +283,30 @@ public class JobResource {
             throw JsonBody.bad("state", "state must be one of "
                     + java.util.Arrays.toString(dev.allot.schemas.JobState.values()));
         }
-        List<JobRecord.Summary> matching = view.jobs().all().stream()
-                .map(JobRecord::summary)
+        // newest submission first; a job whose submission was never seen last. Only the page is sorted: a heap of
+        // `limit` lines over the matching ones, not a sort of every job the log has mentioned
+        Comparator<JobRecord.Summary> newestFirst = Comparator.comparing(JobRecord.Summary::submittedAt,
+                Comparator.nullsLast(Comparator.<Instant>reverseOrder()))
+                .thenComparing(JobRecord.Summary::id);
+        PriorityQueue<JobRecord.Summary> page = new PriorityQueue<>(newestFirst.reversed());
+        int[] count = {0};
+        view.jobs().summaries()
                 .filter(j -> state == null || state.equals(j.state()))
                 .filter(j -> budget == null || budget.equals(j.budget()))
                 .filter(j -> cluster == null || cluster.equals(j.cluster()))
                 .filter(j -> submitter == null || submitter.equals(j.submitter()))
-                .sorted(java.util.Comparator.comparing(JobRecord.Summary::submittedAt,
-                        java.util.Comparator.nullsLast(java.util.Comparator.<Instant>reverseOrder())))
-                .toList();
+                .forEach(j -> {
+                    count[0]++;
+                    page.add(j);
+                    if (page.size() > limit) {
+                        page.poll();
+                    }
+                });
+        List<JobRecord.Summary> jobs = new ArrayList<>(page);
+        jobs.sort(newestFirst);
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("count", matching.size());
-        body.put("jobs", matching.subList(0, Math.min(limit, matching.size())));
+        body.put("count", count[0]);
+        body.put("jobs", jobs);
         return body;
     }
 
@@ -341,7 +358,7 @@ public class JobResource {
             throw new ApiException(Violation.conflict("id", "job '" + id + "' has already finished"));
         }
         WriteDeadline deadline = WriteDeadline.after(settings.writeTimeout());
-        Instant now = Instant.now();
+        Instant now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         JobRequest request = JobRequest.newBuilder()
                 .setEventId(UUID.randomUUID().toString())
                 .setOccurredAt(now)
@@ -362,7 +379,7 @@ public class JobResource {
             throw new ApiException(new Violation(503, "id", "Kafka did not acknowledge the cancel request within "
                     + settings.writeTimeout() + ": " + EventPublisher.reason(e)));
         }
-        view.jobs().cancelRequested(request.getEventId(), now, (JobCancelRequested) request.getPayload());
+        view.jobs().request(request);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("id", id);
         body.put("cancelRequested", true);

@@ -4,7 +4,6 @@ import dev.allot.budget.LogView;
 import dev.allot.budget.auth.AccessPolicy;
 import dev.allot.budget.auth.Authentication;
 import dev.allot.budget.auth.Caller;
-import dev.allot.budget.jobs.JobRecord;
 import dev.allot.budget.kafka.EventPublisher;
 import dev.allot.budget.kafka.WriteDeadline;
 import dev.allot.budget.kafka.KafkaSettings;
@@ -158,10 +157,8 @@ public class NodeResource {
     /** GPUs held by running jobs, per node and job, from their current placements. */
     private Map<String, Map<String, Integer>> usedGpus() {
         Map<String, Map<String, Integer>> used = new HashMap<>();
-        for (JobRecord job : view.jobs().all()) {
-            job.gpusByNode().forEach((node, gpus) ->
-                    used.computeIfAbsent(node, n -> new LinkedHashMap<>()).put(job.id(), gpus));
-        }
+        view.jobs().wholeRecords().forEach(job -> job.gpusByNode().forEach((node, gpus) ->
+                used.computeIfAbsent(node, n -> new LinkedHashMap<>()).put(job.id(), gpus)));
         return used;
     }
 

@@ -8,6 +8,7 @@ import dev.allot.schemas.JobEvent;
 import dev.allot.schemas.JobPlaced;
 import dev.allot.schemas.JobPreempted;
 import dev.allot.schemas.JobRejected;
+import dev.allot.schemas.JobRequest;
 import dev.allot.schemas.JobState;
 import dev.allot.schemas.JobSubmitted;
 import java.time.Instant;
@@ -22,7 +23,7 @@ import java.util.Map;
  * (job-events). Events are applied once each (by event id), so the submitting instance can record
  * its own submission as soon as Kafka acked it and later see the same record from the log.
  */
-public final class JobRecord {
+public final class JobRecord implements JobBook.Entry {
 
     /**
      * One line of the job's history. Its details are kept as the event's own record and rendered when asked: a map
@@ -40,6 +41,8 @@ public final class JobRecord {
 
     private final String id;
     private final SeenEventIds seenEvents = new SeenEventIds();
+    /** The facts applied, in the order they came: what a {@link FinishedJob} keeps of the record. */
+    private final List<JobFacts.Fact> facts = new ArrayList<>();
     private final List<HistoryEntry> history = new ArrayList<>();
     private long seq;
     private JobSubmitted submission;
@@ -66,29 +69,53 @@ public final class JobRecord {
         return id;
     }
 
-    synchronized void submitted(String eventId, Instant at, JobSubmitted job) {
-        if (!seenEvents.add(eventId)) {
+    /** A request of job-requests (its submission or a cancel request), with its bytes when read from the log. */
+    synchronized void request(JobRequest request, byte[] wire) {
+        if (!seenEvents.add(request.getEventId())) {
             return;
         }
-        submission = job;
-        budget = budget == null ? job.getBudget() : budget;
-        cluster = cluster == null ? job.getCluster() : cluster;
-        append("JobSubmitted", at, null, job);
-    }
-
-    synchronized void cancelRequested(String eventId, Instant at, JobCancelRequested cancel) {
-        if (!seenEvents.add(eventId)) {
-            return;
+        facts.add(new JobFacts.Fact(request, wire));
+        Instant at = request.getOccurredAt();
+        switch (request.getPayload()) {
+            case JobSubmitted job -> {
+                submission = job;
+                budget = budget == null ? job.getBudget() : budget;
+                cluster = cluster == null ? job.getCluster() : cluster;
+                append("JobSubmitted", at, null, job);
+            }
+            case JobCancelRequested cancel -> {
+                Map<String, Object> details = AvroJson.toMap(cancel);
+                cancelRequests.add(details);
+                append("JobCancelRequested", at, null, details);
+            }
+            default -> throw new IllegalArgumentException("not a job request: " + request.getPayload().getClass());
         }
-        Map<String, Object> details = AvroJson.toMap(cancel);
-        cancelRequests.add(details);
-        append("JobCancelRequested", at, null, details);
     }
 
-    synchronized void event(JobEvent event) {
+    /** A fact as kept: a request or an event. */
+    void apply(JobFacts.Fact fact) {
+        switch (fact.value()) {
+            case JobRequest request -> request(request, fact.wire());
+            case JobEvent event -> event(event, fact.wire());
+            default -> throw new IllegalArgumentException("not a job fact: " + fact.value().getClass().getName());
+        }
+    }
+
+    synchronized List<JobFacts.Fact> facts() {
+        return List.copyOf(facts);
+    }
+
+    @Override
+    public JobRecord whole(JobBook.WireReader wireReader) {
+        return this;
+    }
+
+    /** A fact of job-events, with its bytes when read from the log. */
+    synchronized void event(JobEvent event, byte[] wire) {
         if (!seenEvents.add(event.getEventId())) {
             return;
         }
+        facts.add(new JobFacts.Fact(event, wire));
         Object payload = event.getPayload();
         Instant at = event.getOccurredAt();
         if (event.getStateAfter() != null) {
@@ -240,6 +267,7 @@ public final class JobRecord {
                           Integer gpus, Instant submittedAt, String submitter) {
     }
 
+    @Override
     public synchronized Summary summary() {
         Integer gpus = submission != null ? (Integer) (submission.getReplicas() * submission.getGpusPerReplica())
                 : accepted != null ? (Integer) (accepted.getReplicas() * accepted.getGpusPerReplica()) : null;

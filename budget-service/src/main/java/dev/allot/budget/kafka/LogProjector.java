@@ -109,7 +109,23 @@ public class LogProjector {
                 .description("Records the projection is behind the ends of its partitions").register(metrics);
         metrics.gauge("allot.budget.accounts", view, v -> v.tree().size());
         metrics.gauge("allot.budget.jobs.known", view, v -> v.jobs().size());
+        io.micrometer.core.instrument.Gauge.builder("allot.budget.jobs.finished.as.facts", view,
+                        v -> v.jobs().finishedAsFacts())
+                .description("Finished jobs kept as their facts' bytes (all but the most recently finished)")
+                .register(metrics);
+        io.micrometer.core.instrument.FunctionCounter.builder("allot.budget.jobs.reopened", view,
+                        v -> v.jobs().reopened())
+                .description("Facts that came for a job kept as facts only (applied to its facts read back)")
+                .register(metrics);
         reader = settings.clients().reader();
+        // a reader of its own, one thread at a time: HTTP workers read finished jobs' facts back, and Avro's readers
+        // fill unsynchronised caches on a schema's first use
+        EventReader factsReader = new EventReader(settings.registryUrl());
+        view.jobs().readWireWith((wire, type) -> {
+            synchronized (factsReader) {
+                return factsReader.read(wire, type);
+            }
+        });
         for (Topic<String, ?> topic : TOPICS) {
             valueTypes.put(topic.name(), topic.valueType().asSubclass(SpecificRecord.class));
         }
@@ -292,7 +308,7 @@ public class LogProjector {
             return;
         }
         try {
-            if (!route(topic, value)) {
+            if (!route(topic, value, record.value())) {
                 deadLetter(record, "unexpected record type " + (value == null ? "null" : value.getClass().getName())
                         + " on " + topic);
                 return;
@@ -303,7 +319,7 @@ public class LogProjector {
         }
     }
 
-    private boolean route(String topic, Object value) {
+    private boolean route(String topic, Object value, byte[] wire) {
         if (topic.equals(Topics.BUDGETS.name()) && value instanceof BudgetEvent event) {
             switch (event.getPayload()) {
                 case BudgetDefined d -> view.budgetDefined(
@@ -317,17 +333,15 @@ public class LogProjector {
             return true;
         }
         if (topic.equals(Topics.JOB_REQUESTS.name()) && value instanceof JobRequest request) {
-            switch (request.getPayload()) {
-                case JobSubmitted s -> view.jobs().submitted(request.getEventId(), request.getOccurredAt(), s);
-                case JobCancelRequested c -> view.jobs().cancelRequested(request.getEventId(), request.getOccurredAt(), c);
-                default -> {
-                    return false;
-                }
+            Object payload = request.getPayload();
+            if (!(payload instanceof JobSubmitted) && !(payload instanceof JobCancelRequested)) {
+                return false;
             }
+            view.jobs().request(request, wire);
             return true;
         }
         if (topic.equals(Topics.JOB_EVENTS.name()) && value instanceof JobEvent event) {
-            view.jobs().event(event);
+            view.jobs().event(event, wire);
             return true;
         }
         if (topic.equals(Topics.NODE_STATUS.name()) && value instanceof NodeStatus status) {
