@@ -35,7 +35,7 @@ final class AllotSystem implements AutoCloseable {
     private final Map<String, String> schedulerProperties;
 
     private AllotSystem(String bootstrap, String registry, Function<String, KafkaSecurity> security, String cluster,
-                        int nodes, int gpusPerNode) throws IOException {
+                        int nodes, int gpusPerNode, Map<String, String> schedulerSettings) throws IOException {
         this.bootstrap = bootstrap;
         this.registry = registry;
         this.security = security;
@@ -48,13 +48,13 @@ final class AllotSystem implements AutoCloseable {
         accounting = ServiceProcess.accounting(bootstrap, registry, stateDir.resolve("accounting"), cluster, 0, 200,
                 Map.of("allot.accounting.publish-interval", "1s", "allot.accounting.metrics-interval", "1s"),
                 security.apply("accounting-service"));
-        schedulerProperties = new HashMap<>(Map.of(
-                "allot.scheduler.cluster", cluster,
+        schedulerProperties = new HashMap<>(schedulerSettings != null ? schedulerSettings : Map.of(
                 "allot.scheduler.tick", "250ms",
                 "allot.scheduler.demand-interval", "5s",
                 "allot.scheduler.estimate-interval", "1s",
                 // every decision committed and retaken on replay, one line each (compare a crash's two logs)
                 "quarkus.log.category.\"dev.allot.scheduler\".level", "DEBUG"));
+        schedulerProperties.put("allot.scheduler.cluster", cluster);
         scheduler = ServiceProcess.of("scheduler-service", bootstrap, registry, stateDir.resolve("scheduler"),
                 schedulerProperties, security.apply("scheduler-service"));
         agent = nodes == 0 ? null : ServiceProcess.of("node-agent", bootstrap, registry, stateDir.resolve("agent"), Map.of(
@@ -68,18 +68,30 @@ final class AllotSystem implements AutoCloseable {
     }
 
     static AllotSystem start(AllotInfrastructure infra, String cluster, int nodes, int gpusPerNode) throws Exception {
-        return start(infra.bootstrapServers(), infra.registryUrl(), infra::security, cluster, nodes, gpusPerNode);
+        return start(infra.bootstrapServers(), infra.registryUrl(), infra::security, cluster, nodes, gpusPerNode, null);
     }
 
-    /** Without a node agent: the cluster's nodes are registered by someone else (the scale benchmark's fake executor). */
-    static AllotSystem startWithoutAgent(AllotInfrastructure infra, String cluster) throws Exception {
-        return start(infra, cluster, 0, 0);
+    /**
+     * With the scheduler's own settings instead of the tests' (estimates every second, a demand interval of 5 s, DEBUG
+     * decisions): {@code schedulerSettings} are all it is given besides its cluster (the scale benchmark's).
+     */
+    static AllotSystem start(AllotInfrastructure infra, String cluster, int nodes, int gpusPerNode,
+                             Map<String, String> schedulerSettings) throws Exception {
+        return start(infra.bootstrapServers(), infra.registryUrl(), infra::security, cluster, nodes, gpusPerNode,
+                Map.copyOf(schedulerSettings));
     }
 
     /** On a broker and registry of the test's own (e.g. one it stops and starts again); each service's Kafka principal from {@code security}. */
     static AllotSystem start(String bootstrap, String registry, Function<String, KafkaSecurity> security, String cluster,
                              int nodes, int gpusPerNode) throws Exception {
-        AllotSystem system = new AllotSystem(bootstrap, registry, security, cluster, nodes, gpusPerNode);
+        return start(bootstrap, registry, security, cluster, nodes, gpusPerNode, null);
+    }
+
+    private static AllotSystem start(String bootstrap, String registry, Function<String, KafkaSecurity> security,
+                                     String cluster, int nodes, int gpusPerNode, Map<String, String> schedulerSettings)
+            throws Exception {
+        AllotSystem system = new AllotSystem(bootstrap, registry, security, cluster, nodes, gpusPerNode,
+                schedulerSettings);
         List<ServiceProcess> all = java.util.stream.Stream.of(system.budget, system.accounting, system.scheduler,
                 system.agent).filter(java.util.Objects::nonNull).toList();
         for (ServiceProcess service : all) {
