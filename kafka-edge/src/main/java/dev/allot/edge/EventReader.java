@@ -52,7 +52,19 @@ public final class EventReader {
 
     /** @param registryUrl the registry's base URL ({@code http://host:port}) or any of its API URLs */
     public EventReader(String registryUrl) {
-        this.schemas = new WriterSchemas(registryUrl);
+        this(new WriterSchemas(registryUrl));
+    }
+
+    private EventReader(WriterSchemas schemas) {
+        this.schemas = schemas;
+    }
+
+    /**
+     * A reader of its own (its own Avro readers, whose caches are not thread-safe) that shares this one's writer
+     * schemas: what this reader has read, it reads without asking the registry again (while the registry is down).
+     */
+    public EventReader sharingSchemas() {
+        return new EventReader(schemas);
     }
 
     /** Reads a value of {@code topic}; see {@link #read(byte[], Class)}. */

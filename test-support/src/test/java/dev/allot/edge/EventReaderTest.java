@@ -118,6 +118,38 @@ class EventReaderTest {
     }
 
     @Test
+    void givenAReaderThatReadARecord_whenAReaderSharingItsSchemasReadsItWithTheRegistryGone_thenItReadsIt(
+            AllotInfrastructure infra) throws Exception {
+        byte[] valid = serialize(infra, Topics.JOB_REQUESTS, jobSubmitted("job-shared-schemas"));
+        // the registry behind a forwarding door this test can close
+        com.sun.net.httpserver.HttpServer door = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        door.createContext("/", exchange -> {
+            try {
+                var answer = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                        infra.registryUrl() + exchange.getRequestURI())).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofByteArray());
+                exchange.sendResponseHeaders(answer.statusCode(), answer.body().length);
+                exchange.getResponseBody().write(answer.body());
+            } catch (InterruptedException e) {
+                exchange.sendResponseHeaders(502, -1);
+            } finally {
+                exchange.close();
+            }
+        });
+        door.start();
+        String url = "http://127.0.0.1:" + door.getAddress().getPort();
+        EventReader first = new EventReader(url);
+        JobRequest read = first.read(Topics.JOB_REQUESTS, valid);
+        door.stop(0);
+
+        assertThat(first.sharingSchemas().read(Topics.JOB_REQUESTS, valid)).isEqualTo(read);
+        assertThatThrownBy(() -> new EventReader(url).read(Topics.JOB_REQUESTS, valid))
+                .as("a reader of its own asks the registry, which is gone").isInstanceOf(RegistryUnavailable.class);
+    }
+
+    @Test
     void givenEventsOnTheBroker_whenReadByAnEventConsumerOfTheEdge_thenTyped(AllotInfrastructure infra)
             throws Exception {
         Topic<String, JobRequest> topic = infra.freshTopic(Topics.JOB_REQUESTS);

@@ -119,8 +119,8 @@ public class LogProjector {
                 .register(metrics);
         reader = settings.clients().reader();
         // a reader of its own, one thread at a time: HTTP workers read finished jobs' facts back, and Avro's readers
-        // fill unsynchronised caches on a schema's first use
-        EventReader factsReader = new EventReader(settings.registryUrl());
+        // fill unsynchronised caches on a schema's first use; the writer schemas are the projector's (already read)
+        EventReader factsReader = reader.sharingSchemas();
         view.jobs().readWireWith((wire, type) -> {
             synchronized (factsReader) {
                 return factsReader.read(wire, type);
