@@ -15,6 +15,7 @@ import dev.allot.schemas.JobStarted;
 import dev.allot.schemas.JobState;
 import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfraTestResource;
+import dev.allot.testsupport.PrometheusText;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
@@ -107,10 +108,8 @@ class FinishedJobsApiTest {
     }
 
     private static double finishedAsFacts() {
-        return RestAssured.when().get("/q/metrics").then().statusCode(200).extract().asString().lines()
-                .filter(line -> line.startsWith("allot_budget_jobs_finished_as_facts "))
-                .mapToDouble(line -> Double.parseDouble(line.substring(line.indexOf(' ') + 1).trim()))
-                .findFirst().orElseThrow(() -> new AssertionError("allot_budget_jobs_finished_as_facts not exported"));
+        return PrometheusText.value(RestAssured.when().get("/q/metrics").then().statusCode(200).extract().asString(),
+                "allot_budget_jobs_finished_as_facts");
     }
 
     private static void event(String jobId, JobState stateAfter, Instant at, Object payload) {

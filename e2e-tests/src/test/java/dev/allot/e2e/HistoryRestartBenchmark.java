@@ -9,6 +9,7 @@ import dev.allot.schemas.catalogue.Topics;
 import dev.allot.testsupport.AllotInfra;
 import dev.allot.testsupport.AllotInfrastructure;
 import dev.allot.testsupport.JobHistory;
+import dev.allot.testsupport.PrometheusText;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -80,11 +81,11 @@ class HistoryRestartBenchmark {
                 awaitTrue(Duration.ofMinutes(10), () -> "COMPLETED".equals(api.state(last)));
                 double completed = seconds(start);
                 String metrics = api.text(budget.url() + "/q/metrics");
-                double asFacts = metric(metrics, "allot_budget_jobs_finished_as_facts");
+                double asFacts = PrometheusText.value(metrics, "allot_budget_jobs_finished_as_facts");
                 System.out.printf(Locale.ROOT, "BENCH history budget-service, %s: ready after %.2f s, the last of %d"
                         + " jobs COMPLETED in its view after %.2f s; %.0f finished jobs kept as facts, %.0f facts"
                         + " applied to a job kept as facts (load %s)%n", round, ready, history, completed, asFacts,
-                        metric(metrics, "allot_budget_jobs_reopened_total"), load());
+                        PrometheusText.value(metrics, "allot_budget_jobs_reopened_total"), load());
                 assertThat(asFacts).as("all but the most recently finished jobs kept as facts")
                         .isGreaterThanOrEqualTo(history - 4096);
                 long[] listNanos = new long[21];
@@ -129,13 +130,6 @@ class HistoryRestartBenchmark {
                 }
             }
         }
-    }
-
-    /** A metric without labels from a Prometheus text page. */
-    private static double metric(String page, String name) {
-        return page.lines().filter(line -> line.startsWith(name + " ")).mapToDouble(line ->
-                Double.parseDouble(line.substring(name.length() + 1).trim())).findFirst()
-                .orElseThrow(() -> new AssertionError(name + " not on the metrics page"));
     }
 
     private static void awaitTrue(Duration atMost, java.util.concurrent.Callable<Boolean> condition) {

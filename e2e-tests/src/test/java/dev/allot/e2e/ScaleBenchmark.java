@@ -272,7 +272,7 @@ class ScaleBenchmark {
         // a service that is far behind may also answer slowly: a timed-out query is asked again
         org.awaitility.Awaitility.await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(200))
                 .ignoreExceptions()
-                .until(() -> api.send("GET", "/jobs?state=COMPLETED&limit=1", null).json().path("count").asInt() >= jobs);
+                .until(() -> api.jobs("state=COMPLETED&limit=1").path("count").asInt() >= jobs);
         parts.add(String.format("the budget-service's view has all %d jobs COMPLETED %.1f s after it", jobs,
                 (System.nanoTime() - last) / 1e9));
         System.out.println("BENCH scale caught up: " + String.join("; ", parts));

@@ -138,7 +138,11 @@ public final class EventReader {
                 k -> new SpecificDatumReader<>(writer, expected, model));
     }
 
-    private static SpecificData model(ClassLoader loader) {
+    /**
+     * The Avro model the edge reads generated classes with: classes resolved in {@code loader} (the schema classes'
+     * own, not Avro's: Quarkus loads them apart) and timestamp-millis as {@link java.time.Instant}.
+     */
+    public static SpecificData model(ClassLoader loader) {
         SpecificData model = new SpecificData(loader);
         model.addLogicalTypeConversion(new TimeConversions.TimestampMillisConversion());
         return model;

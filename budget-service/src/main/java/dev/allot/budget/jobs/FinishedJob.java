@@ -37,8 +37,4 @@ final class FinishedJob implements JobBook.Entry {
         JobFacts.decode(facts, wireReader).forEach(record::apply);
         return record;
     }
-
-    int bytes() {
-        return facts.length;
-    }
 }

@@ -21,8 +21,8 @@ import org.apache.avro.specific.SpecificRecord;
  * ({@code allot.budget.jobs-kept-whole}), are kept as whole records; older finished jobs as a {@link FinishedJob} (the
  * list line and the facts as bytes): 100,000 finished jobs held 244-254 MB of a 384 MB heap kept whole, 137-138 MB so.
  * The recently finished stay whole because a replay reads job-requests and job-events side by side, so a job's
- * submission may come after its completion, and because they are the ones people look at. A fact for an older finished job is applied to its facts read back (counted by
- * {@link #reopened()}).
+ * submission may come after its completion, and because they are the ones people look at. A fact for an older
+ * finished job is applied to its facts read back (counted by {@link #reopened()}).
  */
 public final class JobBook {
 
@@ -53,10 +53,6 @@ public final class JobBook {
     private volatile WireReader wireReader = (wire, type) -> {
         throw new IllegalStateException("no reader of the log's records yet");
     };
-
-    public JobBook() {
-        this(DEFAULT_KEEP_WHOLE);
-    }
 
     public JobBook(int keepWhole) {
         if (keepWhole < 0) {

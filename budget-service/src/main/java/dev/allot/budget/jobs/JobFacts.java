@@ -1,5 +1,6 @@
 package dev.allot.budget.jobs;
 
+import dev.allot.edge.EventReader;
 import dev.allot.schemas.JobEvent;
 import dev.allot.schemas.JobRequest;
 import java.io.ByteArrayOutputStream;
@@ -7,7 +8,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.avro.data.TimeConversions;
 import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
@@ -49,15 +49,12 @@ final class JobFacts {
         BinaryEncoder encoder = codec.encoder = EncoderFactory.get().binaryEncoder(out, codec.encoder);
         try {
             for (Fact fact : facts) {
+                if (fact.wire() != null) {
+                    encoder.writeInt(fact.value() instanceof JobRequest ? REQUEST_WIRE : EVENT_WIRE);
+                    encoder.writeBytes(fact.wire());
+                    continue;
+                }
                 switch (fact.value()) {
-                    case JobRequest request when fact.wire() != null -> {
-                        encoder.writeInt(REQUEST_WIRE);
-                        encoder.writeBytes(fact.wire());
-                    }
-                    case JobEvent event when fact.wire() != null -> {
-                        encoder.writeInt(EVENT_WIRE);
-                        encoder.writeBytes(fact.wire());
-                    }
                     case JobRequest request -> {
                         encoder.writeInt(REQUEST);
                         codec.requestWriter.write(request, encoder);
@@ -108,8 +105,8 @@ final class JobFacts {
     }
 
     private static final class Codec {
-        /** The schema classes' own loader (Quarkus loads Avro and the application apart), as kafka-edge's reader. */
-        private static final SpecificData MODEL = model();
+        /** The schema classes' own loader (Quarkus loads Avro and the application apart), as kafka-edge reads. */
+        private static final SpecificData MODEL = EventReader.model(JobRequest.class.getClassLoader());
 
         final ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
         BinaryEncoder encoder;
@@ -120,11 +117,5 @@ final class JobFacts {
                 new SpecificDatumReader<>(JobRequest.getClassSchema(), JobRequest.getClassSchema(), MODEL);
         final SpecificDatumReader<JobEvent> eventReader =
                 new SpecificDatumReader<>(JobEvent.getClassSchema(), JobEvent.getClassSchema(), MODEL);
-
-        private static SpecificData model() {
-            SpecificData model = new SpecificData(JobRequest.class.getClassLoader());
-            model.addLogicalTypeConversion(new TimeConversions.TimestampMillisConversion());
-            return model;
-        }
     }
 }
