@@ -150,32 +150,119 @@ class GoodputTest {
     }
 
     @Test
+    void oneVictimThatLosesLessGoesRatherThanSeveralThatEachLoseLess() {
+        // given one 8-GPU node running b's four 1-GPU jobs (checkpointed 1 h ago) and b's 4-GPU job
+        // (placed 30 min ago): each small job loses ~1 GPU-hour, less than the 4-GPU job's 2, but the
+        // four together lose twice as much
+        Fixture f = new Fixture().teams("a", "b").nodes("c1", 1, 8);
+        for (int i = 0; i < 4; i++) {
+            f.submit("b-small" + i, "b", 1, 1, HOUR, true);
+        }
+        f.schedule();
+        f.at(T0 + 2 * HOUR);
+        for (int i = 0; i < 4; i++) {
+            f.s.jobCheckpointed(f.now, "b-small" + i);
+        }
+        f.at(T0 + 2 * HOUR + 30 * MIN);
+        f.submit("b-four", "b", 1, 4, 15 * MIN, true);
+        f.schedule();
+        // when, an hour after the checkpoints, a's 4-GPU job waits (a has used nothing: b's work may go)
+        f.at(T0 + 3 * HOUR);
+        f.submit("a-job", "a", 1, 4, HOUR, true);
+        List<Decision.Preempt> p = Fixture.only(f.schedule(), Decision.Preempt.class);
+        // then the one 4-GPU job is displaced, not the four small ones
+        assertThat(p).extracting(Decision.Preempt::jobId).containsExactly("b-four");
+        assertThat(f.state("a-job")).isEqualTo(JobState.RUNNING);
+    }
+
+    @Test
+    void aVictimMadeNeedlessByLaterOnesKeepsRunning() {
+        // given one 8-GPU node running b's 1-GPU job and two 3-GPU jobs, one GPU free
+        Fixture f = new Fixture().teams("a", "b").nodes("c1", 1, 8);
+        f.submit("b-one", "b", 1, 1, HOUR, true);
+        f.schedule();
+        f.at(T0 + HOUR);
+        f.submit("b-three1", "b", 1, 3, HOUR, true);
+        f.submit("b-three2", "b", 1, 3, HOUR, true);
+        f.schedule();
+        f.at(T0 + 2 * HOUR + 30 * MIN);
+        f.s.jobCheckpointed(f.now, "b-one");
+        f.at(T0 + 3 * HOUR);
+        f.s.jobCheckpointed(f.now, "b-three1");
+        f.s.jobCheckpointed(f.now, "b-three2");
+        // when, 30 min later, a's 7-GPU job waits: in victim order b-one (about 1 GPU-hour lost) comes
+        // first and each 3-GPU job (about 1.75) after it; the two 3-GPU jobs alone make room
+        f.at(T0 + 3 * HOUR + 30 * MIN);
+        f.submit("a-job", "a", 1, 7, HOUR, true);
+        List<Decision.Preempt> p = Fixture.only(f.schedule(), Decision.Preempt.class);
+        // then b-one, needless once they go, keeps running
+        assertThat(p).extracting(Decision.Preempt::jobId).containsExactlyInAnyOrder("b-three1", "b-three2");
+        assertThat(f.state("b-one")).isEqualTo(JobState.RUNNING);
+        assertThat(f.state("a-job")).isEqualTo(JobState.RUNNING);
+    }
+
+    @Test
     void theHolderOfAReservationDisplacesWorkPastItsWindowOnItsNodesWhateverTheRatios() {
-        // given two nodes filled by b's jobs, one protected for 2 h, one for 8 h; a's ratio is higher
-        // than b's, so a may not displace b by the margin
+        // given three nodes filled by b's jobs, two protected for 2 h, one for 8 h; a's ratio is
+        // higher than b's, so a may not displace b by the margin
+        Scheduler s = new Scheduler(SchedulerConfig.defaults().withUsageFeed(UsageFeed.USAGE_RECORDS));
+        Fixture f = new Fixture(s).teams("a", "b").nodes("c1", 3, 8);
+        f.submit("b-short1", "b", 1, 8, 2 * HOUR, true);
+        f.submit("b-short2", "b", 1, 8, 2 * HOUR, true);
+        f.submit("b-long", "b", 1, 8, 8 * HOUR, true);
+        f.schedule();
+        usedMoreByA(f, s);
+        // when a's gang of two whole nodes waits: it ranks first among blocked jobs (b waits for nothing)
+        f.submit("a-job", "a", 2, 8, HOUR, true);
+        List<Decision> d = f.schedule();
+        Decision.Reserve r = Fixture.only(d, Decision.Reserve.class).get(0);
+        assertThat(r.nodeIds()).containsExactlyInAnyOrder(nodeOf(f, "b-short1"), nodeOf(f, "b-short2"));
+        assertThat(r.dueAtMillis()).isEqualTo(T0 + 2 * HOUR);
+        // then at the end of the short jobs' protected windows a's job displaces them on the nodes it holds
+        f.at(T0 + 2 * HOUR);
+        s.jobCheckpointed(f.now, "b-short1");
+        s.jobCheckpointed(f.now, "b-short2");
+        List<Decision.Preempt> p = Fixture.only(f.schedule(), Decision.Preempt.class);
+        assertThat(p).extracting(Decision.Preempt::jobId).containsExactlyInAnyOrder("b-short1", "b-short2");
+        assertThat(p.get(0).reason()).contains("holds the reservation");
+        assertThat(f.state("a-job")).isEqualTo(JobState.RUNNING);
+        assertThat(f.state("b-long")).isEqualTo(JobState.RUNNING);
+    }
+
+    @Test
+    void aJobOfOneNodeHoldingAReservationHasNoRightToDisplace() {
+        // given two nodes filled by b's jobs, one protected for 2 h, one for 8 h; a's ratio is higher than b's
+        // (no usage is recorded after the first hour: the ratios stay as they are)
         Scheduler s = new Scheduler(SchedulerConfig.defaults().withUsageFeed(UsageFeed.USAGE_RECORDS));
         Fixture f = new Fixture(s).teams("a", "b").nodes("c1", 2, 8);
         f.submit("b-short", "b", 1, 8, 2 * HOUR, true);
         f.submit("b-long", "b", 1, 8, 8 * HOUR, true);
         f.schedule();
+        usedMoreByA(f, s);
+        // when a's one-node job waits, ranked first among blocked jobs
+        f.submit("a-job", "a", 1, 8, HOUR, true);
+        Decision.Reserve r = Fixture.only(f.schedule(), Decision.Reserve.class).get(0);
+        assertThat(r.jobId()).isEqualTo("a-job");
+        // then once both of b's protected windows are over it displaces neither: one node's end comes
+        // by itself, and by the ratios a may not take b's work
+        f.at(T0 + 9 * HOUR);
+        s.jobCheckpointed(f.now, "b-short");
+        s.jobCheckpointed(f.now, "b-long");
+        assertThat(Fixture.only(f.schedule(), Decision.Preempt.class)).isEmpty();
+        assertThat(f.state("a-job")).isEqualTo(JobState.WAITING);
+        assertThat(f.state("b-short")).isEqualTo(JobState.RUNNING);
+        assertThat(f.state("b-long")).isEqualTo(JobState.RUNNING);
+    }
+
+    /** An hour in, a has used twice b's GPU-hours: ranked after b, and beyond the margin. */
+    private static void usedMoreByA(Fixture f, Scheduler s) {
         f.at(T0 + HOUR);
         s.advanceTo(f.now);
         s.recordUsage(new UsageRecord("a", "c1", T0, T0 + HOUR, 16 * 3600, true));
         s.recordUsage(new UsageRecord("b", "c1", T0, T0 + HOUR, 8 * 3600, true));
-        // when a's job needing one whole node waits: it ranks first among blocked jobs (b waits for nothing)
-        f.submit("a-job", "a", 1, 8, HOUR, true);
-        List<Decision> d = f.schedule();
-        Decision.Reserve r = Fixture.only(d, Decision.Reserve.class).get(0);
-        String shortNode = f.s.job("b-short").orElseThrow().placement().get(0).nodeId();
-        assertThat(r.nodeIds()).containsExactly(shortNode);
-        assertThat(r.dueAtMillis()).isEqualTo(T0 + 2 * HOUR);
-        // then at the end of b-short's protected window a's job displaces it on the node it holds
-        f.at(T0 + 2 * HOUR);
-        s.jobCheckpointed(f.now, "b-short");
-        List<Decision.Preempt> p = Fixture.only(f.schedule(), Decision.Preempt.class);
-        assertThat(p).extracting(Decision.Preempt::jobId).containsExactly("b-short");
-        assertThat(p.get(0).reason()).contains("holds the reservation");
-        assertThat(f.state("a-job")).isEqualTo(JobState.RUNNING);
-        assertThat(f.state("b-long")).isEqualTo(JobState.RUNNING);
+    }
+
+    private static String nodeOf(Fixture f, String jobId) {
+        return f.s.job(jobId).orElseThrow().placement().get(0).nodeId();
     }
 }

@@ -481,16 +481,17 @@ public final class SimulateCommand implements Callable<Integer> {
                     m.waitP90Seconds().get(dev.allot.core.metrics.JobClass.LARGE), m.preemptions(), m.lostGpuHours());
         }
         // goodput: what the work kept, what preemption cost
-        stdout.printf(Locale.ROOT, "%-16s %9s %9s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %6s%n", "policy",
+        stdout.printf(Locale.ROOT, "%-16s %9s %9s %9s %9s %9s %9s %8s %8s %9s %9s %9s %9s %9s %6s%n", "policy",
                 "lostShare", "usefulMn", "usefulMin", "lostAlloc", "lostUnal", "lostNonRs", "prmAlloc", "prmUnal",
-                "prm/kGPUh", "dbgAllP90", "dbgUnaP90", "lrgHolP90", "cycles");
+                "prm/kGPUh", "dbgAllP90", "dbgUnaP90", "lrgHolP90", "holAlcP90", "cycles");
         for (RunResult r : runs) {
             var g = r.result().goodput();
-            stdout.printf(Locale.ROOT, "%-16s %9.4f %9.4f %9.4f %9.1f %9.1f %9.1f %8d %8d %9.2f %9.0f %9.0f %9.0f %6d%n",
+            stdout.printf(Locale.ROOT, "%-16s %9.4f %9.4f %9.4f %9.1f %9.1f %9.1f %8d %8d %9.2f %9.0f %9.0f %9.0f %9.0f %6d%n",
                     r.policy(), g.lostShare(), g.owedUseful().mean(), g.owedUseful().min(), g.lostGpuHoursAllocated(),
                     g.lostGpuHoursUnallocated(), g.lostGpuHoursNonResumable(), g.preemptionsAllocated(),
                     g.preemptionsUnallocated(), g.preemptionsPer1000GpuHours(), g.debugAllocatedP90Seconds(),
-                    g.debugUnallocatedP90Seconds(), g.largeHeadOfLineP90Seconds(), g.cycles());
+                    g.debugUnallocatedP90Seconds(), g.largeHeadOfLineP90Seconds(), g.largeHeadOfLineAllocatedP90Seconds(),
+                    g.cycles());
         }
         stdout.printf(Locale.ROOT, "wall %.1f s; wrote %s%n", wall, out.resolve("summary.json"));
     }

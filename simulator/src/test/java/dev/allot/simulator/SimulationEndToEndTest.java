@@ -97,7 +97,7 @@ class SimulationEndToEndTest {
                     "lostGpuHoursResumable", "lostGpuHoursNonResumable", "lostShare", "usefulGpuHours",
                     "preemptionsAllocated", "preemptionsUnallocated", "preemptionsPer1000GpuHours",
                     "largeHeadOfLineJobs", "largeHeadOfLineP90Seconds", "largeHeadOfLineMaxSeconds",
-                    "preemptionCycles");
+                    "largeHeadOfLineAllocatedJobs", "largeHeadOfLineAllocatedP90Seconds", "preemptionCycles");
             goodputAddsUp(policy, m, gpus * 2 * 24);
             for (String f : List.of("occupancy", "owedDeliveredMean", "owedDeliveredMin", "unallocatedShare")) {
                 assertThat((Double) m.get(f)).as(policy + " " + f).isBetween(0.0, 1.0);
@@ -202,6 +202,8 @@ class SimulationEndToEndTest {
         assertThat(m.get("largeHeadOfLineJobs")).isEqualTo(1.0);
         assertThat(m.get("largeHeadOfLineP90Seconds")).isEqualTo(3590.0);
         assertThat(m.get("largeHeadOfLineMaxSeconds")).isEqualTo(3590.0);
+        assertThat(m.get("largeHeadOfLineAllocatedJobs")).isEqualTo(1.0); // (the gang is allocated)
+        assertThat(m.get("largeHeadOfLineAllocatedP90Seconds")).isEqualTo(3590.0);
         assertThat(((Map<String, Object>) m.get("waitP90Seconds")).get("large")).isEqualTo(3590.0);
     }
 

@@ -53,6 +53,7 @@ public final class ClusterMetrics {
     private final WaitStats waitsAllocated = new WaitStats();
     private final WaitStats waitsUnallocated = new WaitStats();
     private final WaitStats headOfLine = new WaitStats();
+    private final WaitStats headOfLineAllocated = new WaitStats();
     private final PreemptionCycles cycles = PreemptionCycles.hourly();
     private int preemptions;
     private int preemptionsAllocated;
@@ -137,10 +138,15 @@ public final class ClusterMetrics {
 
     /**
      * A large job's time at the head of the line: from its first reservation to its placement (or
-     * to the end of the period when never placed).
+     * to the end of the period when never placed). Allocated ones are also counted apart: an
+     * unallocated job has no protected window to wait out and nothing it may displace, so the
+     * longest protected window bounds only the allocated ones' time.
      */
-    public void headOfLine(double seconds) {
+    public void headOfLine(double seconds, boolean allocated) {
         headOfLine.add(JobClass.LARGE, seconds);
+        if (allocated) {
+            headOfLineAllocated.add(JobClass.LARGE, seconds);
+        }
     }
 
     /**
@@ -275,6 +281,7 @@ public final class ClusterMetrics {
                 lostResumableGpuSeconds / 3600.0, lostNonResumableGpuSeconds / 3600.0,
                 lostGpuSeconds / available, (heldTotal - lostGpuSeconds) / 3600.0,
                 headOfLine.p90(JobClass.LARGE), hol.length == 0 ? 0.0 : hol[hol.length - 1], hol.length,
+                headOfLineAllocated.p90(JobClass.LARGE), headOfLineAllocated.count(JobClass.LARGE),
                 waitsAllocated.p50(JobClass.DEBUG), waitsAllocated.p90(JobClass.DEBUG),
                 waitsUnallocated.p50(JobClass.DEBUG), waitsUnallocated.p90(JobClass.DEBUG), cycles.cycles(), lostHours);
     }
@@ -303,6 +310,8 @@ public final class ClusterMetrics {
      * @param lostShare lost GPU-hours / available GPU-hours
      * @param usefulGpuHours GPU-hours held minus lost
      * @param largeHeadOfLineJobs large jobs with a head-of-line time (those that got a reservation)
+     * @param largeHeadOfLineAllocatedP90Seconds the same p90 over allocated large jobs only
+     * @param largeHeadOfLineAllocatedJobs allocated large jobs with a head-of-line time
      * @param cycles preemption cycles ({@link PreemptionCycles})
      * @param lostGpuHoursByTeam lost GPU-hours by the victim's team (teams that lost nothing absent)
      */
@@ -310,6 +319,7 @@ public final class ClusterMetrics {
             double preemptionsPer1000GpuHours, double lostGpuHoursAllocated, double lostGpuHoursUnallocated,
             double lostGpuHoursResumable, double lostGpuHoursNonResumable, double lostShare, double usefulGpuHours,
             double largeHeadOfLineP90Seconds, double largeHeadOfLineMaxSeconds, int largeHeadOfLineJobs,
+            double largeHeadOfLineAllocatedP90Seconds, int largeHeadOfLineAllocatedJobs,
             double debugAllocatedP50Seconds, double debugAllocatedP90Seconds, double debugUnallocatedP50Seconds,
             double debugUnallocatedP90Seconds, int cycles, Map<String, Double> lostGpuHoursByTeam) {
         public Goodput {

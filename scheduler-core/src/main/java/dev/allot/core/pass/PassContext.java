@@ -307,16 +307,17 @@ public final class PassContext implements PolicyContext {
     }
 
     /**
-     * The reservation right: the holder of a reservation (the first-ranked blocked job) may displace
-     * allocated work of other accounts past its protected window on the nodes it holds, whatever
-     * their ratios, within the no-thrash guard and the loss cap, so a large job waits at most the
-     * longest protected window. {@code onItsNodes}: the victim must run on a node reserved for it
-     * (false while planning a reservation, before any node is).
+     * The reservation right: the holder of a reservation of several nodes (the first-ranked blocked
+     * gang) may displace allocated work of other accounts past its protected window on the nodes it
+     * holds, whatever their ratios, within the no-thrash guard and the loss cap, so a gang waits at
+     * most the longest protected window for its nodes to free up together. A one-node job has no
+     * such right: one node's end comes soon, and a job that needs one node displaces by the
+     * ratios and the share rule like any other (docs/benchmarks.md: what the right cost when one-node
+     * holders had it). {@code onItsNodes}: the victim must run on a node reserved for it (false while
+     * planning a reservation, before any node is).
      */
     public boolean displaceableByHolder(Job holder, Job victim, boolean onItsNodes) {
-        if (!policy.reservationHoldersDisplace() || !victim.allocated() || victim.accountId() == holder.accountId()
-                || victim.guardedUntilMillis() > t || overLossCap(victim)
-                || !displacement.unguarded(holder, victim.accountId())) {
+        if (holderRightFrom(holder, victim) != t) {
             return false;
         }
         if (!onItsNodes) {
@@ -329,6 +330,22 @@ public final class PassContext implements PolicyContext {
             }
         }
         return false;
+    }
+
+    /**
+     * While a held reservation is planned: from when the holder's right ({@link #displaceableByHolder})
+     * will reach this victim if nothing else changes, {@link Long#MAX_VALUE} if it never will. The
+     * victim's own no-thrash guard lapses at a known time and is waited out (judged as permanent, a
+     * guard of an hour made a node look busy until its job's expected end, days away, and the
+     * reservation's due time swung by hundreds of hours from pass to pass); the pair guard is not,
+     * since the victim's account renews it each time it displaces the holder's again.
+     */
+    public long holderRightFrom(Job holder, Job victim) {
+        if (!policy.reservationHoldersDisplace() || holder.request().replicas() < 2 || !victim.allocated()
+                || victim.accountId() == holder.accountId() || overLossCap(victim)) {
+            return Long.MAX_VALUE;
+        }
+        return displacement.unguarded(holder, victim.accountId()) ? Math.max(t, victim.guardedUntilMillis()) : Long.MAX_VALUE;
     }
 
     public boolean mayDisplaceAnyone(Job preemptor) {

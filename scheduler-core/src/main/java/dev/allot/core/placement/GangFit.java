@@ -108,6 +108,10 @@ public final class GangFit {
         if (!unallocated && unprotectedFrom > r.dueAtMillis()) {
             return false;
         }
+        long cap = p.config.goodput().maxLossPerGpuMillis();
+        if (!unallocated && cap > 0 && !j.request().resumable() && r.dueAtMillis() - p.t > cap) {
+            return false; // by the due time the loss cap spares it: the holder could not take its node back
+        }
         return p.holderMayPreempt(r) && (unallocated || p.displaceable(p.holder(r), j)
                 || p.displaceableByHolder(p.holder(r), j, false));
     }

@@ -307,15 +307,10 @@ public final class VictimSearch {
         ArrayList<Node> chosen = new ArrayList<>(replicas);
         for (int r = 0; r < replicas; r++) {
             int i = (int) (order[r] & INDEX_MASK);
-            int f = nodes[i].freeGpus();
-            if (f < gpus) {
+            if (choose(i, gpus, allowed, withAllocated) > 0) {
                 Job[] vs = victimsOf(i);
-                for (int v = 0; v < vs.length && f < gpus; v++) {
-                    if (!usable(vs[v], withAllocated, allowed)) {
-                        continue;
-                    }
-                    removed.add(vs[v]);
-                    f += gpusHere[i][v];
+                for (int k = 0; k < picked; k++) {
+                    removed.add(vs[pick[k]]);
                 }
             }
             chosen.add(nodes[i]);
@@ -355,27 +350,117 @@ public final class VictimSearch {
         if (!eligible.test(nodes[i])) {
             return -1;
         }
-        int f = nodes[i].freeGpus();
-        long alloc = 0;
-        long lost = 0;
-        if (f < gpus) {
-            Job[] vs = victimsOf(i);
-            for (int k = 0; k < vs.length && f < gpus; k++) {
-                Job v = vs[k];
-                if (!usable(v, withAllocated, allowed)) {
-                    continue;
-                }
-                f += gpusHere[i][k];
-                long w = VictimOrder.lostMillis(v, now, restartMillis);
-                lost += w;
-                if (v.allocated()) {
-                    alloc += w;
-                }
+        long c = choose(i, gpus, allowed, withAllocated);
+        return c < 0 ? -1 : c == 0 ? 0 : seconds(chosenAllocated) << 32 | seconds(chosenLost);
+    }
+
+    /** Victims {@link #choose} took on its node: indices into its {@link #victimsOf} list, {@link #picked} of them. */
+    private int[] pick = new int[8];
+    private int picked;
+    /** What {@link #choose}'s victims lose, GPU-milliseconds: allocated ones, and all. */
+    private long chosenAllocated;
+    private long chosenLost;
+
+    /**
+     * Rule 3: node i's usable victims that make room for {@code gpus}, left in {@link #pick}.
+     * Unallocated victims alone if they can make room; else all of them and the allocated victims
+     * that make up the rest. Within each kind, the cheaper of: the victims in victim order until there
+     * is room, without those the later ones made needless; and the first victim in that order that
+     * frees enough on its own. Taking victims in order alone would displace four one-GPU jobs that
+     * each lose a little rather than the four-GPU job that loses less than the four together.
+     * Returns -1 if the usable victims cannot make room, 0 if none is needed, else 1.
+     */
+    private long choose(int i, int gpus, Predicate<Job> allowed, boolean withAllocated) {
+        picked = 0;
+        chosenAllocated = 0;
+        chosenLost = 0;
+        int missing = gpus - nodes[i].freeGpus();
+        if (missing <= 0) {
+            return 0;
+        }
+        Job[] vs = victimsOf(i);
+        if (pick.length < vs.length) {
+            pick = new int[vs.length];
+        }
+        int unallocatedEnd = 0; // victim order lists the unallocated first
+        int unallocatedGpus = 0;
+        while (unallocatedEnd < vs.length && vs[unallocatedEnd].unallocated()) {
+            if (usable(vs[unallocatedEnd], withAllocated, allowed)) {
+                unallocatedGpus += gpusHere[i][unallocatedEnd];
             }
-            if (f < gpus) {
-                return -1;
+            unallocatedEnd++;
+        }
+        if (unallocatedGpus >= missing) {
+            chooseAmong(i, 0, unallocatedEnd, missing, allowed, withAllocated);
+            return 1;
+        }
+        for (int k = 0; k < unallocatedEnd; k++) {
+            if (usable(vs[k], withAllocated, allowed)) {
+                take(vs[k], k);
             }
         }
-        return seconds(alloc) << 32 | seconds(lost);
+        return chooseAmong(i, unallocatedEnd, vs.length, missing - unallocatedGpus, allowed, withAllocated) ? 1 : -1;
+    }
+
+    /** Adds to {@link #pick} the victims of {@code [from, to)} that free {@code need} GPUs losing least (see {@link #choose}); false if they cannot. */
+    private boolean chooseAmong(int i, int from, int to, int need, Predicate<Job> allowed, boolean withAllocated) {
+        Job[] vs = victimsOf(i);
+        int[] here = gpusHere[i];
+        int start = picked;
+        int freed = 0;
+        int single = -1;
+        for (int k = from; k < to && (freed < need || single < 0); k++) {
+            if (!usable(vs[k], withAllocated, allowed)) {
+                continue;
+            }
+            if (single < 0 && here[k] >= need) {
+                single = k;
+            }
+            if (freed < need) {
+                pick[picked++] = k;
+                freed += here[k];
+            }
+        }
+        if (freed < need) {
+            picked = start;
+            return false;
+        }
+        // needless victims: the last one taken is needed; of the others, drop the dearest first
+        for (int k = picked - 2; k >= start; k--) {
+            if (freed - here[pick[k]] >= need) {
+                freed -= here[pick[k]];
+                pick[k] = -1;
+            }
+        }
+        long lost = 0;
+        int n = start;
+        for (int k = start; k < picked; k++) {
+            if (pick[k] >= 0) {
+                lost += VictimOrder.lostMillis(vs[pick[k]], now, restartMillis);
+                pick[n++] = pick[k];
+            }
+        }
+        picked = n;
+        if (single >= 0 && picked - start > 1 && VictimOrder.lostMillis(vs[single], now, restartMillis) <= lost) {
+            picked = start;
+        }
+        if (picked == start) {
+            pick[picked++] = single;
+        }
+        for (int k = start; k < picked; k++) {
+            account(vs[pick[k]]);
+        }
+        return true;
+    }
+
+    private void take(Job v, int k) {
+        pick[picked++] = k;
+        account(v);
+    }
+
+    private void account(Job v) {
+        long w = VictimOrder.lostMillis(v, now, restartMillis);
+        chosenLost += w;
+        chosenAllocated += v.allocated() ? w : 0;
     }
 }

@@ -96,9 +96,15 @@ public final class BlockedJobReserver {
                 }
             }
             Optional<ReservationPlanner.Plan> fresh = ReservationPlanner.plan(j.request().replicas(), gpus, p.t, outlooks);
-            Optional<ReservationPlanner.Plan> best = own.isPresent()
-                    && (fresh.isEmpty() || own.get().dueAtMillis() <= fresh.get().dueAtMillis()) ? own : fresh;
-            if (best.isPresent()) {
+            // other nodes only if they keep the promise: between two sets that both miss it the
+            // soonest changes with every pass (ratios move, work lands on the nodes let go), and a
+            // holder that moves each time gives up what its nodes freed and never starts
+            Optional<ReservationPlanner.Plan> best = own.isPresent() && (fresh.isEmpty()
+                    || fresh.get().dueAtMillis() > soon || own.get().dueAtMillis() <= fresh.get().dueAtMillis()) ? own : fresh;
+            if (best == own && own.isPresent()) {
+                book.add(new Reservation(j.jobId(), p.cs.name, r.nodeIds(), own.get().dueAtMillis()));
+                kept.add(j.jobId());
+            } else if (best.isPresent()) {
                 Reservation moved = new Reservation(j.jobId(), p.cs.name, best.get().nodeIds(), best.get().dueAtMillis());
                 book.add(moved);
                 kept.add(j.jobId());
@@ -192,13 +198,7 @@ public final class BlockedJobReserver {
             return false; // a slot freed later in this pass goes to that better-ranked job at the next
         }
         if (book.size() >= max) {
-            // take over the reservation of a job ranked after this one (not confirmed yet in this pass)
-            Reservation later = null;
-            for (Reservation r : book.all()) {
-                if (!confirmed.contains(r.jobId()) && !kept.contains(r.jobId())) {
-                    later = r;
-                }
-            }
+            Reservation later = takeover();
             if (later == null) {
                 refusedForRoom = true;
                 return false;
@@ -230,36 +230,57 @@ public final class BlockedJobReserver {
     }
 
     /**
+     * The reservation a blocked job walked now would take over ({@link #reserve}): one of a job ranked
+     * after it (not confirmed yet in this pass, not held), when every slot is taken; null if none.
+     */
+    public Reservation takeover() {
+        if (refusedForRoom || max == 0 || book.size() < max) {
+            return null;
+        }
+        Reservation later = null;
+        for (Reservation r : book.all()) {
+            if (!confirmed.contains(r.jobId()) && !kept.contains(r.jobId())) {
+                later = r;
+            }
+        }
+        return later;
+    }
+
+    /**
      * When each job on the node is out of the holder's way: unallocated work now (if the holder
      * may preempt); allocated work it may displace at the end of its protected window; other work at
      * its expected end if known; else never. With held reservations, judged at the time it happens:
-     * also after its no-thrash guard, not if the loss cap would spare it by then (a job that is not
-     * resumable loses its whole run), and at its expected end if that is sooner.
+     * also after the victim's own no-thrash guard, which lapses at a known time (a guarded job is
+     * not "never"), not if the loss cap would spare it by then (a job that is not resumable loses its
+     * whole run), and at its expected end if that is sooner.
      */
     private ReservationPlanner.NodeOutlook outlook(Job holder, Node n) {
         ArrayList<ReservationPlanner.Release> rel = new ArrayList<>();
         boolean mayPreempt = p.mayPreempt(holder);
         long cap = p.config.goodput().maxLossPerGpuMillis();
         boolean judgedWhenDue = p.config.goodput().heldReservations();
+        long unprotected = p.policy.contractsProtect() ? 0 : Long.MIN_VALUE;
         for (Map.Entry<String, int[]> e : n.jobs().entrySet()) {
             Job r = p.jobs.get(e.getKey());
             long ends = r.request().expectedDurationMillis() >= 0
                     ? Math.max(p.t, r.placedAtMillis() + r.request().expectedDurationMillis()) : Long.MAX_VALUE;
-            long at = Long.MAX_VALUE;
+            long at;
             if (mayPreempt && r.unallocated()) {
                 at = p.t;
-            } else if (mayPreempt && (p.displaceable(holder, r) || p.displaceableByHolder(holder, r, false))) {
-                at = p.policy.contractsProtect() ? Math.max(p.t, r.protectedUntilMillis()) : p.t;
-                if (judgedWhenDue) {
-                    at = Math.max(at, r.guardedUntilMillis());
-                    if (cap > 0 && !r.request().resumable() && at - r.placedAtMillis() > cap) {
-                        at = Long.MAX_VALUE; // spared by the loss cap by then
-                    }
+            } else if (mayPreempt && judgedWhenDue) {
+                long from = p.displaceable(holder, r) ? p.t : p.holderRightFrom(holder, r);
+                at = from == Long.MAX_VALUE ? ends
+                        : Math.max(from, Math.max(unprotected, r.protectedUntilMillis()));
+                if (at < ends && cap > 0 && !r.request().resumable() && at - r.placedAtMillis() > cap) {
+                    at = ends; // spared by the loss cap by then
                 }
+                at = Math.min(at, ends);
+            } else if (mayPreempt && (p.displaceable(holder, r) || p.displaceableByHolder(holder, r, false))) {
+                at = Math.max(p.t, Math.max(unprotected, r.protectedUntilMillis()));
             } else {
                 at = ends;
             }
-            rel.add(new ReservationPlanner.Release(e.getValue().length, judgedWhenDue ? Math.min(at, ends) : at));
+            rel.add(new ReservationPlanner.Release(e.getValue().length, at));
         }
         return new ReservationPlanner.NodeOutlook(n.nodeId(), n.freeGpus(), rel);
     }

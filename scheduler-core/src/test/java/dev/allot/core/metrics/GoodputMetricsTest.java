@@ -98,10 +98,10 @@ class GoodputMetricsTest {
 
     @Test
     void largeHeadOfLineIsANearestRankP90AndAMax() {
-        // given ten large jobs that waited 100..1000 s at the head of the line
+        // given ten large jobs that waited 100..1000 s at the head of the line, the even ones allocated
         ClusterMetrics m = twoHours();
         for (int i = 10; i >= 1; i--) {
-            m.headOfLine(i * 100);
+            m.headOfLine(i * 100, i % 2 == 0);
         }
         // when
         ClusterMetrics.Goodput g = m.result().goodput();
@@ -109,6 +109,9 @@ class GoodputMetricsTest {
         assertThat(g.largeHeadOfLineJobs()).isEqualTo(10);
         assertThat(g.largeHeadOfLineP90Seconds()).isEqualTo(900);
         assertThat(g.largeHeadOfLineMaxSeconds()).isEqualTo(1000);
+        // and the allocated ones apart: 200, 400, ..., 1000 s, whose nearest-rank p90 is the largest
+        assertThat(g.largeHeadOfLineAllocatedJobs()).isEqualTo(5);
+        assertThat(g.largeHeadOfLineAllocatedP90Seconds()).isEqualTo(1000);
     }
 
     @Test

@@ -361,7 +361,7 @@ public final class Simulation {
                         }
                         if (firstReserved[j] >= 0 && !headOfLineDone[j]) {
                             headOfLineDone[j] = true;
-                            metrics.headOfLine((now - firstReserved[j]) / 1000.0);
+                            metrics.headOfLine((now - firstReserved[j]) / 1000.0, job.allocated());
                         }
                         ends.add(new Timed(now + remaining[j], j, seq[j]));
                         if (job.resumable()) {
@@ -473,7 +473,7 @@ public final class Simulation {
                 metrics.waited(job.jobClass(), scenario.spanSeconds() - job.submitSeconds(), job.allocated());
             }
             if (firstReserved[j] >= 0 && !headOfLineDone[j]) {
-                metrics.headOfLine((periodMs - firstReserved[j]) / 1000.0);
+                metrics.headOfLine((periodMs - firstReserved[j]) / 1000.0, jobs.get(j).allocated());
             }
         }
         progress.accept(1.0);

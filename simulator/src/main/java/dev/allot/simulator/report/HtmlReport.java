@@ -201,6 +201,8 @@ public final class HtmlReport {
         row(b, "large head of line p90 / max (jobs)", runs, r -> r.goodput().largeHeadOfLineJobs() == 0 ? "n/a"
                 : secs(r.goodput().largeHeadOfLineP90Seconds()) + " / " + secs(r.goodput().largeHeadOfLineMaxSeconds())
                         + " (" + r.goodput().largeHeadOfLineJobs() + ")");
+        row(b, "large head of line p90, allocated jobs only (jobs)", runs, r -> r.goodput().largeHeadOfLineAllocatedJobs() == 0
+                ? "n/a" : secs(r.goodput().largeHeadOfLineAllocatedP90Seconds()) + " (" + r.goodput().largeHeadOfLineAllocatedJobs() + ")");
         row(b, "fragmentation", runs, r -> pct(r.fragmentation()));
         b.append("<tr><td>jobs finished / running / waiting / rejected</td>");
         for (RunResult r : runs) {

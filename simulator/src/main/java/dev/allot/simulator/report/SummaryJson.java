@@ -79,6 +79,8 @@ public final class SummaryJson {
         field(b, in, "largeHeadOfLineJobs", Integer.toString(g.largeHeadOfLineJobs()));
         field(b, in, "largeHeadOfLineP90Seconds", Json.num(g.largeHeadOfLineP90Seconds()));
         field(b, in, "largeHeadOfLineMaxSeconds", Json.num(g.largeHeadOfLineMaxSeconds()));
+        field(b, in, "largeHeadOfLineAllocatedJobs", Integer.toString(g.largeHeadOfLineAllocatedJobs()));
+        field(b, in, "largeHeadOfLineAllocatedP90Seconds", Json.num(g.largeHeadOfLineAllocatedP90Seconds()));
         b.append(in).append("\"preemptionCycles\": ").append(g.cycles());
         if (est != null) {
             b.append(",\n").append(in).append("\"startEstimate\": ");
