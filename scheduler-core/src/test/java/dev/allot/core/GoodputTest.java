@@ -205,13 +205,8 @@ class GoodputTest {
     void theHolderOfAReservationDisplacesWorkPastItsWindowOnItsNodesWhateverTheRatios() {
         // given three nodes filled by b's jobs, two protected for 2 h, one for 8 h; a's ratio is
         // higher than b's, so a may not displace b by the margin
-        Scheduler s = new Scheduler(SchedulerConfig.defaults().withUsageFeed(UsageFeed.USAGE_RECORDS));
-        Fixture f = new Fixture(s).teams("a", "b").nodes("c1", 3, 8);
-        f.submit("b-short1", "b", 1, 8, 2 * HOUR, true);
-        f.submit("b-short2", "b", 1, 8, 2 * HOUR, true);
-        f.submit("b-long", "b", 1, 8, 8 * HOUR, true);
-        f.schedule();
-        usedMoreByA(f, s);
+        Fixture f = bFillsNodes("b-short1", 2 * HOUR, "b-short2", 2 * HOUR, "b-long", 8 * HOUR);
+        Scheduler s = f.s;
         // when a's gang of two whole nodes waits: it ranks first among blocked jobs (b waits for nothing)
         f.submit("a-job", "a", 2, 8, HOUR, true);
         List<Decision> d = f.schedule();
@@ -233,12 +228,8 @@ class GoodputTest {
     void aJobOfOneNodeHoldingAReservationHasNoRightToDisplace() {
         // given two nodes filled by b's jobs, one protected for 2 h, one for 8 h; a's ratio is higher than b's
         // (no usage is recorded after the first hour: the ratios stay as they are)
-        Scheduler s = new Scheduler(SchedulerConfig.defaults().withUsageFeed(UsageFeed.USAGE_RECORDS));
-        Fixture f = new Fixture(s).teams("a", "b").nodes("c1", 2, 8);
-        f.submit("b-short", "b", 1, 8, 2 * HOUR, true);
-        f.submit("b-long", "b", 1, 8, 8 * HOUR, true);
-        f.schedule();
-        usedMoreByA(f, s);
+        Fixture f = bFillsNodes("b-short", 2 * HOUR, "b-long", 8 * HOUR);
+        Scheduler s = f.s;
         // when a's one-node job waits, ranked first among blocked jobs
         f.submit("a-job", "a", 1, 8, HOUR, true);
         Decision.Reserve r = Fixture.only(f.schedule(), Decision.Reserve.class).get(0);
@@ -254,12 +245,22 @@ class GoodputTest {
         assertThat(f.state("b-long")).isEqualTo(JobState.RUNNING);
     }
 
-    /** An hour in, a has used twice b's GPU-hours: ranked after b, and beyond the margin. */
-    private static void usedMoreByA(Fixture f, Scheduler s) {
+    /**
+     * One 8-GPU node per b job given (id, minimum runtime), each running from T0; an hour in, a has
+     * used twice b's GPU-hours: ranked after b, and beyond the margin.
+     */
+    private static Fixture bFillsNodes(Object... jobsAndWindows) {
+        Scheduler s = new Scheduler(SchedulerConfig.defaults().withUsageFeed(UsageFeed.USAGE_RECORDS));
+        Fixture f = new Fixture(s).teams("a", "b").nodes("c1", jobsAndWindows.length / 2, 8);
+        for (int i = 0; i < jobsAndWindows.length; i += 2) {
+            f.submit((String) jobsAndWindows[i], "b", 1, 8, (Long) jobsAndWindows[i + 1], true);
+        }
+        f.schedule();
         f.at(T0 + HOUR);
         s.advanceTo(f.now);
         s.recordUsage(new UsageRecord("a", "c1", T0, T0 + HOUR, 16 * 3600, true));
         s.recordUsage(new UsageRecord("b", "c1", T0, T0 + HOUR, 8 * 3600, true));
+        return f;
     }
 
     private static String nodeOf(Fixture f, String jobId) {

@@ -224,10 +224,11 @@ public final class ClusterPass {
                 }
             }
         }
-        // The nodes of a reservation that (e) would take over, held for a job ranked after this one,
-        // are its own: if they have room now it starts there (it could not backfill them at (c) when
-        // their holder may not displace it; taking the reservation over would start it a pass later)
-        Reservation later = own == null && !lane && policy.reservesForBlockedJobs() ? reserver.takeover() : null;
+        // The nodes of a reservation that (e) would take over, held for a job ranked after this one
+        // (a lane job is walked before every other), are its own: if they have room now it starts
+        // there (it could not backfill them at (c) when their holder may not displace it; taking the
+        // reservation over would start it a pass later)
+        Reservation later = own == null && policy.reservesForBlockedJobs() ? reserver.takeover() : null;
         List<Node> onLater = later == null ? null : GangFit.fitFree(p, j, later);
         if (onLater != null) {
             place(j, later, onLater, position, "free GPUs held for job " + later.jobId() + ", ranked after it");

@@ -16,8 +16,11 @@ import java.util.Comparator;
  *   <li>Replicas are placed one node at a time; each step takes the eligible node that costs
  *       least: least allocated work lost, then least work lost (whole gangs count), then node id.
  *       A node whose free GPUs already suffice costs nothing.</li>
- *   <li>On a node, victims are taken in {@link #at} order until the node has room: unallocated
- *       first, then least work lost ({@link #lostMillis}), then job id.</li>
+ *   <li>On a node, victims in {@link #at} order: unallocated first, then least work lost
+ *       ({@link #lostMillis}), then job id. Unallocated victims alone if they make room, else all of
+ *       them and allocated ones for the rest; within each kind the cheaper of the victims in that
+ *       order until there is room (less those the later ones made needless) and the first one that
+ *       frees enough on its own ({@code VictimSearch.choose}).</li>
  *   <li>A displaced gang frees its GPUs on every node it spans.</li>
  * </ol>
  */

@@ -362,7 +362,7 @@ public final class VictimSearch {
     private long chosenLost;
 
     /**
-     * Rule 3: node i's usable victims that make room for {@code gpus}, left in {@link #pick}.
+     * Rule 3 of {@link VictimOrder}: node i's usable victims that make room for {@code gpus}, left in {@link #pick}.
      * Unallocated victims alone if they can make room; else all of them and the allocated victims
      * that make up the rest. Within each kind, the cheaper of: the victims in victim order until there
      * is room, without those the later ones made needless; and the first victim in that order that
