@@ -245,6 +245,29 @@ class GoodputTest {
         assertThat(f.state("b-long")).isEqualTo(JobState.RUNNING);
     }
 
+    @Test
+    void aBetterRankedJobStartsOnTheFreeGpusOfALowerRankedOneNodeJobsReservation() {
+        // given one 8-GPU node running b's 6-GPU job, protected for 8 h, and b's next 6-GPU job
+        // waiting with the node reserved (it ranks first among blocked jobs)
+        Fixture f = new Fixture().teams("a", "b").nodes("c1", 1, 8);
+        f.submit("b-run", "b", 1, 6, 8 * HOUR, true);
+        f.schedule();
+        f.advance(MIN);
+        f.submit("b-next", "b", 1, 6, HOUR, true);
+        f.schedule();
+        assertThat(f.s.reservations("c1")).extracting(r -> r.jobId()).containsExactly("b-next");
+        // when a (nothing used: ranked first) submits a 2-GPU job with an hour's protection, which
+        // b-next, a one-node holder, could not displace when due
+        f.advance(MIN);
+        f.submit("a-job", "a", 1, 2, HOUR, true);
+        List<Decision> d = f.schedule();
+        // then it starts on the node's 2 free GPUs in this pass, not a pass later after taking the
+        // reservation over
+        assertThat(Fixture.only(d, Decision.Place.class)).extracting(Decision.Place::jobId).containsExactly("a-job");
+        assertThat(f.state("a-job")).isEqualTo(JobState.RUNNING);
+        assertThat(f.state("b-next")).isEqualTo(JobState.WAITING);
+    }
+
     /**
      * One 8-GPU node per b job given (id, minimum runtime), each running from T0; an hour in, a has
      * used twice b's GPU-hours: ranked after b, and beyond the margin.
