@@ -77,6 +77,11 @@ final class Fixture {
         return s.job(id).orElseThrow().state();
     }
 
+    /** The node of the job's first replica. */
+    String nodeOf(String id) {
+        return s.job(id).orElseThrow().placement().get(0).nodeId();
+    }
+
     static <T extends Decision> List<T> only(List<Decision> ds, Class<T> type) {
         return ds.stream().filter(type::isInstance).map(type::cast).toList();
     }

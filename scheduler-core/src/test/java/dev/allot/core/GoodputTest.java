@@ -211,7 +211,7 @@ class GoodputTest {
         f.submit("a-job", "a", 2, 8, HOUR, true);
         List<Decision> d = f.schedule();
         Decision.Reserve r = Fixture.only(d, Decision.Reserve.class).get(0);
-        assertThat(r.nodeIds()).containsExactlyInAnyOrder(nodeOf(f, "b-short1"), nodeOf(f, "b-short2"));
+        assertThat(r.nodeIds()).containsExactlyInAnyOrder(f.nodeOf("b-short1"), f.nodeOf("b-short2"));
         assertThat(r.dueAtMillis()).isEqualTo(T0 + 2 * HOUR);
         // then at the end of the short jobs' protected windows a's job displaces them on the nodes it holds
         f.at(T0 + 2 * HOUR);
@@ -284,9 +284,5 @@ class GoodputTest {
         s.recordUsage(new UsageRecord("a", "c1", T0, T0 + HOUR, 16 * 3600, true));
         s.recordUsage(new UsageRecord("b", "c1", T0, T0 + HOUR, 8 * 3600, true));
         return f;
-    }
-
-    private static String nodeOf(Fixture f, String jobId) {
-        return f.s.job(jobId).orElseThrow().placement().get(0).nodeId();
     }
 }

@@ -72,7 +72,7 @@ class HeldReservationTest {
         // given the gang holding the two nodes that free up soonest, 19 h ahead
         Fixture f = ownWorkEverywhere();
         List<String> held = f.s.reservations("c1").get(0).nodeIds();
-        assertThat(held).containsExactlyInAnyOrder(nodeOf(f, "a2"), nodeOf(f, "a3"));
+        assertThat(held).containsExactlyInAnyOrder(f.nodeOf("a2"), f.nodeOf("a3"));
         // when the other two nodes' jobs end one after the other and a's next jobs, declared for 15 h,
         // take them: those nodes would now free up sooner, but 15 h is beyond the longest protected
         // window (8 h) too
@@ -97,7 +97,7 @@ class HeldReservationTest {
     void aJobThatIsNotResumableDoesNotBackfillAHoldingDueBeyondTheLossCap() {
         // given the gang holding two nodes due 19 h ahead, and one of them freed early
         Fixture f = ownWorkEverywhere();
-        String freed = nodeOf(f, "a3");
+        String freed = f.nodeOf("a3");
         f.advance(HOUR);
         f.s.jobFinished(f.now, "a3");
         // when b's jobs of one node wait, each protected for an hour: one resumable, one not
@@ -107,7 +107,7 @@ class HeldReservationTest {
         // then only the resumable one may use the held node: by the due time the loss cap (2 h of a
         // run) would spare the other, and the gang could not take its node back
         assertThat(f.state("b-resumable")).isEqualTo(JobState.RUNNING);
-        assertThat(nodeOf(f, "b-resumable")).isEqualTo(freed);
+        assertThat(f.nodeOf("b-resumable")).isEqualTo(freed);
         assertThat(f.state("b-not")).isEqualTo(JobState.WAITING);
     }
 
@@ -130,9 +130,5 @@ class HeldReservationTest {
         f.schedule();
         assertThat(f.s.reservations("c1")).singleElement()
                 .satisfies(r -> assertThat(r.dueAtMillis()).isEqualTo(guardEnds));
-    }
-
-    private static String nodeOf(Fixture f, String jobId) {
-        return f.s.job(jobId).orElseThrow().placement().get(0).nodeId();
     }
 }

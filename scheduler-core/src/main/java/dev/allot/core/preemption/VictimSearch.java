@@ -350,7 +350,7 @@ public final class VictimSearch {
         if (!eligible.test(nodes[i])) {
             return -1;
         }
-        long c = choose(i, gpus, allowed, withAllocated);
+        int c = choose(i, gpus, allowed, withAllocated);
         return c < 0 ? -1 : c == 0 ? 0 : seconds(chosenAllocated) << 32 | seconds(chosenLost);
     }
 
@@ -370,7 +370,7 @@ public final class VictimSearch {
      * each lose a little rather than the four-GPU job that loses less than the four together.
      * Returns -1 if the usable victims cannot make room, 0 if none is needed, else 1.
      */
-    private long choose(int i, int gpus, Predicate<Job> allowed, boolean withAllocated) {
+    private int choose(int i, int gpus, Predicate<Job> allowed, boolean withAllocated) {
         picked = 0;
         chosenAllocated = 0;
         chosenLost = 0;
@@ -396,13 +396,19 @@ public final class VictimSearch {
         }
         for (int k = 0; k < unallocatedEnd; k++) {
             if (usable(vs[k], withAllocated, allowed)) {
-                take(vs[k], k);
+                pick[picked++] = k;
+                long w = VictimOrder.lostMillis(vs[k], now, restartMillis);
+                chosenLost += w;
+                chosenAllocated += vs[k].allocated() ? w : 0;
             }
         }
         return chooseAmong(i, unallocatedEnd, vs.length, missing - unallocatedGpus, allowed, withAllocated) ? 1 : -1;
     }
 
-    /** Adds to {@link #pick} the victims of {@code [from, to)} that free {@code need} GPUs losing least (see {@link #choose}); false if they cannot. */
+    /**
+     * Adds to {@link #pick} the victims of {@code [from, to)} that free {@code need} GPUs losing least (see
+     * {@link #choose}), and what they lose to {@link #chosenLost} / {@link #chosenAllocated}; false if they cannot.
+     */
     private boolean chooseAmong(int i, int from, int to, int need, Predicate<Job> allowed, boolean withAllocated) {
         Job[] vs = victimsOf(i);
         int[] here = gpusHere[i];
@@ -433,34 +439,28 @@ public final class VictimSearch {
             }
         }
         long lost = 0;
+        long alloc = 0;
         int n = start;
         for (int k = start; k < picked; k++) {
             if (pick[k] >= 0) {
-                lost += VictimOrder.lostMillis(vs[pick[k]], now, restartMillis);
+                long w = VictimOrder.lostMillis(vs[pick[k]], now, restartMillis);
+                lost += w;
+                alloc += vs[pick[k]].allocated() ? w : 0;
                 pick[n++] = pick[k];
             }
         }
         picked = n;
-        if (single >= 0 && picked - start > 1 && VictimOrder.lostMillis(vs[single], now, restartMillis) <= lost) {
-            picked = start;
+        if (single >= 0 && picked - start > 1) {
+            long w = VictimOrder.lostMillis(vs[single], now, restartMillis);
+            if (w <= lost) {
+                picked = start;
+                pick[picked++] = single;
+                lost = w;
+                alloc = vs[single].allocated() ? w : 0;
+            }
         }
-        if (picked == start) {
-            pick[picked++] = single;
-        }
-        for (int k = start; k < picked; k++) {
-            account(vs[pick[k]]);
-        }
+        chosenLost += lost;
+        chosenAllocated += alloc;
         return true;
-    }
-
-    private void take(Job v, int k) {
-        pick[picked++] = k;
-        account(v);
-    }
-
-    private void account(Job v) {
-        long w = VictimOrder.lostMillis(v, now, restartMillis);
-        chosenLost += w;
-        chosenAllocated += v.allocated() ? w : 0;
     }
 }
